@@ -1,0 +1,64 @@
+"""One JSON error shape for the whole API: {"error": {"code", "message", "details"}}."""
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404, JsonResponse
+from rest_framework import exceptions
+from rest_framework.views import exception_handler
+
+
+def error_body(code: str, message: str, details: dict | list | None = None) -> dict:
+    return {"error": {"code": code, "message": message, "details": details or {}}}
+
+
+def _first_message(detail) -> str:
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            text = _first_message(value)
+            return text if key == "non_field_errors" else f"{key}: {text}"
+    if isinstance(detail, list) and detail:
+        return _first_message(detail[0])
+    return str(detail)
+
+
+def api_exception_handler(exc, context):
+    if isinstance(exc, DjangoValidationError):
+        details = exc.message_dict if hasattr(exc, "error_dict") else {"messages": exc.messages}
+        exc = exceptions.ValidationError(detail=details)
+        exc.default_code = "invalid"
+    elif isinstance(exc, Http404):
+        exc = exceptions.NotFound(str(exc) or "Not found.")
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied(str(exc) or None)
+
+    response = exception_handler(exc, context)
+    if response is None:
+        return None  # an unexpected error: Django's 500 handling (and logging) applies
+
+    if isinstance(exc, exceptions.ValidationError):
+        code = getattr(exc, "error_code", "invalid")
+        details = exc.detail if isinstance(exc.detail, dict) else {"messages": exc.detail}
+        message = _first_message(exc.detail)
+    else:
+        codes = exc.get_codes()
+        code = getattr(exc, "error_code", None) or (codes if isinstance(codes, str) else "error")
+        details = getattr(exc, "details", {})
+        message = _first_message(exc.detail)
+        if isinstance(exc, exceptions.Throttled) and exc.wait:
+            details = {"retry_after_seconds": int(exc.wait)}
+    response.data = error_body(code, message, details)
+    return response
+
+
+class ApiError(exceptions.APIException):
+    """An error raised by our own API code with an explicit code and status."""
+
+    def __init__(self, *, status_code: int, code: str, message: str, details: dict | None = None):
+        self.status_code = status_code
+        self.error_code = code
+        super().__init__(detail=message, code=code)
+        self.details = details or {}
+
+
+def json_error_response(status_code: int, code: str, message: str) -> JsonResponse:
+    return JsonResponse(error_body(code, message), status=status_code)

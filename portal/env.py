@@ -1,0 +1,103 @@
+"""Reading settings from the environment, failing loudly on a bad value.
+
+Every reader supports a ``NAME_FILE`` variant that points at a file holding the value,
+so that secrets can come from mounted files instead of the process environment.
+"""
+
+import os
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def _raw(name: str) -> str | None:
+    file_name = os.environ.get(f"{name}_FILE")
+    if file_name:
+        try:
+            return Path(file_name).read_text().strip()
+        except OSError as exc:
+            raise ImproperlyConfigured(f"{name}_FILE={file_name!r} cannot be read: {exc.strerror}") from None
+    return os.environ.get(name)
+
+
+def env_str(name: str, default: str | None = None) -> str | None:
+    value = _raw(name)
+    if value is None or value == "":
+        return default
+    return value
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = _raw(name)
+    if value is None or value == "":
+        return default
+    if value.lower() in _TRUE:
+        return True
+    if value.lower() in _FALSE:
+        return False
+    raise ImproperlyConfigured(f"{name}={value!r} is not a boolean; use one of 1/0, true/false, yes/no, on/off")
+
+
+def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
+    value = _raw(name)
+    if value is None or value == "":
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r} is not an integer") from None
+    if minimum is not None and number < minimum:
+        raise ImproperlyConfigured(f"{name}={number} is too small; it must be at least {minimum}")
+    return number
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    value = _raw(name)
+    if value is None or value.strip() == "":
+        return default
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    value = env_str(name, default)
+    assert value is not None
+    if value not in choices:
+        raise ImproperlyConfigured(f"{name}={value!r} is not one of: {', '.join(choices)}")
+    return value
+
+
+def database_from_url(name: str, url: str, *, conn_max_age: int = 60) -> dict:
+    import dj_database_url
+
+    if not url.startswith(("postgres://", "postgresql://", "sqlite://")):
+        raise ImproperlyConfigured(
+            f"{name}={_redact(url)!r} is not supported; use postgresql://USER:PASSWORD@HOST:PORT/NAME "
+            "(or sqlite:///PATH for a single machine)"
+        )
+    try:
+        config = dj_database_url.parse(url, conn_max_age=conn_max_age, conn_health_checks=True)
+    except Exception as exc:  # the library raises several types for malformed URLs
+        raise ImproperlyConfigured(f"{name} is not a valid database URL: {exc}") from None
+    if not config.get("NAME"):
+        raise ImproperlyConfigured(f"{name}={_redact(url)!r} names no database; add /NAME at the end")
+    return config
+
+
+def redis_url(name: str) -> str | None:
+    url = env_str(name)
+    if url is None:
+        return None
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        raise ImproperlyConfigured(f"{name}={_redact(url)!r} is not a Redis URL; use redis://HOST:PORT/DB")
+    return url
+
+
+def _redact(url: str) -> str:
+    # Keep credentials out of error messages and logs.
+    if "@" in url and "://" in url:
+        scheme, rest = url.split("://", 1)
+        return f"{scheme}://***@{rest.split('@', 1)[1]}"
+    return url

@@ -1,0 +1,43 @@
+import secrets
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from portal.accounts import services
+from portal.accounts.models import Membership, Team
+
+DEMO_EMAIL = "demo@example.org"
+DEMO_TEAM = "Demo team"
+
+
+class Command(BaseCommand):
+    help = "Prepare a single-machine install on first start: a demo account (printed), competitions, demo packs."
+
+    def handle(self, *args, **options):
+        credentials = settings.DATA_DIR / "demo-account.txt"
+        User = get_user_model()
+        with transaction.atomic():
+            user = User.objects.filter(email__iexact=DEMO_EMAIL).first()
+            if user is None or not credentials.exists():
+                password = secrets.token_urlsafe(12)
+                if user is None:
+                    user = User.objects.create_user(username="demo", email=DEMO_EMAIL, password=password)
+                else:
+                    user.set_password(password)
+                    user.save(update_fields=["password"])
+                credentials.write_text(f"{DEMO_EMAIL}\n{password}\n")
+                credentials.chmod(0o600)
+            team = Team.objects.filter(name=DEMO_TEAM).first() or services.team_create(user=user, name=DEMO_TEAM)
+            Membership.objects.get_or_create(team=team, user=user)
+            services.maintainer_grant(user=user)
+        email, password = credentials.read_text().split()
+        for step in self._first_start_steps():
+            call_command(step)
+        self.stdout.write(self.style.SUCCESS(f"Demo account (maintainer of '{DEMO_TEAM}'): {email} / {password}"))
+
+    def _first_start_steps(self) -> list[str]:
+        # Later parts of the portal add their first-start steps here (competitions, demo packs).
+        return []

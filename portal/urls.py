@@ -1,0 +1,27 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from portal import views
+from portal.api.apis import MeApi
+
+api_v1 = [
+    path("me/", MeApi.as_view(), name="api_me"),
+]
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("healthz", views.healthz, name="healthz"),
+    path("accounts/", include("allauth.urls")),
+    path("", include("portal.accounts.urls")),
+    path("", include("leaderboard.urls")),
+    path("", include("competitions.urls")),
+    path("", include("grading.urls")),
+    path("admin/", admin.site.urls),
+    path("api/v1/", include(api_v1)),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api_schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api_schema"), name="api_docs"),
+]
+
+handler404 = "portal.views.page_not_found"
+handler500 = "portal.views.server_error"

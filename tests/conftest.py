@@ -1,0 +1,171 @@
+"""Shared fixtures: the three personas, API clients, a real Celery worker process, a real browser."""
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from rest_framework.test import APIClient
+
+from portal.accounts import services
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def alice(db):
+    user = services.user_ensure(username="alice", email="alice@example.org")
+    user.set_password("alice-password-1")
+    user.save()
+    services.team_create(user=user, name="Alice Lab")
+    return user
+
+
+@pytest.fixture
+def bob(db):
+    user = services.user_ensure(username="bob", email="bob@example.org")
+    user.set_password("bob-password-1")
+    user.save()
+    services.team_create(user=user, name="Bob Works")
+    return user
+
+
+@pytest.fixture
+def maintainer(db):
+    user = services.user_ensure(username="maya", email="maya@example.org")
+    user.set_password("maya-password-1")
+    user.save()
+    services.maintainer_grant(user=user)
+    return user
+
+
+def api_client_for(user) -> APIClient:
+    team = user.teams.first()
+    _, key = services.token_create(user=user, team=team, name="tests")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client
+
+
+@pytest.fixture
+def alice_api(alice):
+    return api_client_for(alice)
+
+
+@pytest.fixture
+def bob_api(bob):
+    return api_client_for(bob)
+
+
+# --- a real Celery worker process, talking to the test database through Redis ----------------
+
+
+def _worker_env() -> dict:
+    db = settings.DATABASES["default"]
+    if db["ENGINE"] != "django.db.backends.postgresql":
+        pytest.skip("worker tests need DATABASE_URL to name PostgreSQL (scripts/test sets it)")
+    if not settings.REDIS_URL:
+        pytest.skip("worker tests need REDIS_URL (scripts/test sets it)")
+    host, port, user = db.get("HOST") or "127.0.0.1", db.get("PORT") or 5432, db.get("USER") or "postgres"
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    env = dict(os.environ)
+    env["DATABASE_URL"] = f"postgresql://{user}{password}@{host}:{port}/{db['NAME']}"
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+class WorkerProcess:
+    def __init__(self, *, queues: str = "default,grading", concurrency: int = 1):
+        self.name = f"test-{uuid.uuid4().hex[:8]}@%h"
+        self.log = Path(settings.DATA_DIR) / f"worker-{uuid.uuid4().hex[:8]}.log"
+        command = [sys.executable, "-m", "celery", "-A", "portal", "worker", "-Q", queues, "-c", str(concurrency),
+                   "-n", self.name, "--without-gossip", "--without-mingle", "--loglevel", "INFO"]
+        self._log_file = self.log.open("wb")
+        self.process = subprocess.Popen(command, cwd=REPO, env=_worker_env(), stdout=self._log_file,
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+
+    def wait_ready(self, timeout: float = 60) -> None:
+        from portal.tasks import ping
+
+        deadline = time.monotonic() + timeout
+        result = ping.delay("ready?")
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"worker exited with {self.process.returncode}:\n{self.output()}")
+            if result.ready():
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"worker not ready after {timeout}s:\n{self.output()}")
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")[-5000:]
+
+    def kill(self, sig: int = 15) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, sig)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, 9)
+                self.process.wait()
+        self._log_file.close()
+
+
+@pytest.fixture
+def celery_worker(transactional_db):
+    """Start a worker process against the test database; stop it after the test."""
+    import redis
+
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    worker = WorkerProcess()
+    try:
+        worker.wait_ready()
+        yield worker
+    finally:
+        worker.kill()
+
+
+# --- a real browser: Debian's Chromium driven by Playwright ----------------------------------
+
+
+def _chromium_path() -> str:
+    for name in ("chromium", "chromium-browser"):
+        path = shutil.which(name)
+        if path:
+            return path
+    pytest.fail("Chromium is not installed; scripts/test installs Debian's chromium package with apt")
+
+
+@pytest.fixture(scope="session")
+def live_server(django_db_setup, live_server):
+    # Depending on the database set-up makes the server thread stop (and drop its connection)
+    # before the test database is dropped.
+    return live_server
+
+
+@pytest.fixture
+def page(live_server):
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread; Django's ORM calls in the test are still synchronous.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=_chromium_path(),
+            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+        )
+        context = browser.new_context(base_url=live_server.url)
+        context.set_default_timeout(15000)
+        page = context.new_page()
+        try:
+            yield page
+        finally:
+            context.close()
+            browser.close()
+    os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)

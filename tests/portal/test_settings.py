@@ -1,0 +1,51 @@
+"""A wrong setting stops the start with a message that names the variable."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _start(tmp_path, **env) -> subprocess.CompletedProcess:
+    full_env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    full_env.update({"PORTAL_DATA_DIR": str(tmp_path / "data"), "DJANGO_SETTINGS_MODULE": "portal.settings", **env})
+    return subprocess.run([sys.executable, "-c", "import django; django.setup()"], cwd=REPO, env=full_env,
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"DATABASE_URL": "mysql://root@localhost/x"}, "DATABASE_URL='mysql://***@localhost/x' is not supported"),
+        ({"DATABASE_URL": "postgresql://u:secret@localhost:5432"}, "names no database"),
+        ({"REDIS_URL": "http://localhost:6379"}, "REDIS_URL='http://localhost:6379' is not a Redis URL"),
+        ({"DEBUG": "maybe"}, "DEBUG='maybe' is not a boolean"),
+        ({"DEBUG": "false"}, "SECRET_KEY must be set when DEBUG is off"),
+        ({"DEBUG": "false", "SECRET_KEY": "s" * 40}, "ALLOWED_HOSTS must be set when DEBUG is off"),
+        ({"DEBUG": "false", "SECRET_KEY": "short", "ALLOWED_HOSTS": "x"}, "SECRET_KEY is too short"),
+        ({"STORAGE_BACKEND": "ftp"}, "STORAGE_BACKEND='ftp' is not one of: local, s3"),
+        ({"SECRET_KEY_FILE": "/nonexistent/key"}, "SECRET_KEY_FILE='/nonexistent/key' cannot be read"),
+    ],
+)
+def test_a_wrong_value_fails_at_start_naming_the_variable(tmp_path, env, message):
+    result = _start(tmp_path, **env)
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr and message in result.stderr
+    assert "secret" not in result.stderr.split("ImproperlyConfigured")[-1]
+
+
+def test_embedded_defaults_start_with_nothing_set(tmp_path):
+    result = _start(tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "data" / "secret_key").exists()
+    assert (tmp_path / "data" / "broker" / "queue").is_dir()
+
+
+def test_production_settings_start_when_complete(tmp_path):
+    result = _start(tmp_path, DEBUG="false", SECRET_KEY="k" * 40, ALLOWED_HOSTS="portal.example.org",
+                    DATABASE_URL="postgresql://postgres@127.0.0.1:5432/portal", REDIS_URL="redis://127.0.0.1:6379/1")
+    assert result.returncode == 0, result.stderr
