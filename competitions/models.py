@@ -1,0 +1,91 @@
+from django.db import models
+
+
+class Benchmark(models.Model):
+    """A benchmark at a pinned version (e.g. mle-bench v1 at a commit); later versions live beside it."""
+
+    name = models.CharField(max_length=60)
+    version = models.CharField(max_length=30)
+    commit = models.CharField(max_length=64, blank=True)
+    source_url = models.URLField(blank=True)
+    is_current = models.BooleanField(default=False, help_text="The version the board is graded with")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["name", "version"], name="benchmark_version_unique"),
+            models.UniqueConstraint(
+                fields=["name"], condition=models.Q(is_current=True), name="benchmark_one_current_version"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.version}"
+
+
+class Competition(models.Model):
+    class Tier(models.TextChoices):
+        LOW = "low", "Low (Lite)"
+        MEDIUM = "medium", "Medium"
+        HIGH = "high", "High"
+        NONE = "", "Not in a tier"
+
+    class LeaderboardSource(models.TextChoices):
+        KAGGLE = "kaggle", "Kaggle private leaderboard"
+        PACK = "pack", "Competition pack"
+        NONE = "", "None yet"
+
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.PROTECT, related_name="competitions")
+    slug = models.CharField(max_length=100, help_text="The competition id, e.g. spooky-author-identification")
+    name = models.CharField(max_length=200)
+    tier = models.CharField(max_length=10, choices=Tier.choices, blank=True)
+    splits = models.JSONField(default=list, help_text="Every split listing it: low, medium, high, split75, dev")
+    category = models.CharField(max_length=100, blank=True)
+    metric = models.TextField(help_text="What the grader computes, with every parameter that changes the number")
+    metric_family = models.CharField(max_length=60, blank=True)
+    higher_is_better = models.BooleanField(help_text="By the metric's meaning; medals use the leaderboard's order")
+    submission_columns = models.JSONField(default=list)
+    id_column = models.CharField(max_length=100, blank=True)
+    answers_format = models.TextField(blank=True)
+    answers_file = models.CharField(max_length=200, blank=True, help_text="In an MLE-bench data dir, e.g. prepared/private/test.csv")
+    sample_submission_file = models.CharField(max_length=200, blank=True)
+    validation_rules = models.JSONField(default=list)
+    known_issues = models.JSONField(default=list)
+    deviations = models.TextField(blank=True, help_text="Where the benchmark's grader departs from the Kaggle metric")
+    answers_rows_estimate = models.PositiveIntegerField(null=True, blank=True)
+    grader_name = models.CharField(max_length=60, blank=True, help_text="Registered grader; empty when none yet")
+    grader_params = models.JSONField(default=dict, blank=True)
+
+    leaderboard_source = models.CharField(max_length=10, choices=LeaderboardSource.choices, blank=True)
+    leaderboard_scores = models.JSONField(default=list, blank=True, help_text="Scores in rank order, best first")
+    is_lower_better = models.BooleanField(null=True)
+    gold_threshold = models.FloatField(null=True)
+    silver_threshold = models.FloatField(null=True)
+    bronze_threshold = models.FloatField(null=True)
+    median_threshold = models.FloatField(null=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["benchmark", "slug"], name="competition_unique_per_benchmark")]
+        ordering = ["slug"]
+
+    def __str__(self) -> str:
+        return self.slug
+
+    @property
+    def has_thresholds(self) -> bool:
+        return self.gold_threshold is not None
+
+
+class CompetitionPack(models.Model):
+    """The files that make a competition gradable. Answers live in private storage, never served."""
+
+    competition = models.OneToOneField(Competition, on_delete=models.CASCADE, related_name="pack")
+    answers_path = models.CharField(max_length=500, help_text="Path in the private storage")
+    answers_sha256 = models.CharField(max_length=64)
+    answers_bytes = models.PositiveBigIntegerField()
+    sample_submission_path = models.CharField(max_length=500, blank=True, help_text="Path in the private storage")
+    description = models.TextField(blank=True)
+    grader_name = models.CharField(max_length=60, blank=True, help_text="Overrides the registry's grader when set")
+    grader_params = models.JSONField(default=dict, blank=True)
+    source = models.CharField(max_length=300, help_text="Where the pack was imported from")
+    source_layout = models.CharField(max_length=20)
+    imported_at = models.DateTimeField(auto_now=True)

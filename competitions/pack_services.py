@@ -1,0 +1,122 @@
+"""Importing competition packs: answers to private storage, leaderboard thresholds, grader choice."""
+
+import hashlib
+import logging
+import uuid
+from pathlib import Path
+
+from django.core.files import File
+from django.core.files.storage import storages
+from django.db import transaction
+
+from competitions.models import Competition, CompetitionPack
+from competitions.packs import FoundPack, PackError, find_packs, read_description, resolve_mlebench_file
+from competitions.services import competition_set_pack_leaderboard
+from grading.engine import csvio
+from grading.engine.medals import read_leaderboard
+from grading.engine.registry import get_grader
+
+logger = logging.getLogger(__name__)
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _store(storage, *, source: Path, name: str) -> str:
+    with source.open("rb") as handle:
+        return storage.save(name, File(handle))
+
+
+def _checked(pack: FoundPack) -> tuple[Competition, Path, Path | None, dict]:
+    competition = Competition.objects.filter(benchmark__is_current=True, slug=pack.competition_id).first()
+    if competition is None:
+        raise PackError(
+            f"{pack.folder}: no competition '{pack.competition_id}' in the current benchmark; "
+            "check the id or run 'manage.py load_competitions' first."
+        )
+    if pack.layout == "mlebench":
+        answers = resolve_mlebench_file(pack, competition.answers_file, what="answers")
+        sample = pack.folder / competition.sample_submission_file
+        sample = sample if competition.sample_submission_file and sample.is_file() else None
+    else:
+        answers, sample = pack.answers, pack.sample_submission
+    grader = pack.grader or {"name": competition.grader_name, "params": competition.grader_params}
+    if not grader["name"]:
+        raise PackError(f"{pack.folder}: '{pack.competition_id}' has no grader yet; name one in pack.json 'grader'.")
+    try:
+        get_grader(grader["name"])
+    except KeyError as exc:
+        raise PackError(f"{pack.folder}: {exc.args[0]}") from None
+    try:
+        csvio.load_answers(answers)
+    except Exception as exc:
+        raise PackError(f"{answers}: the answers file cannot be read: {exc}") from None
+    return competition, answers, sample, grader
+
+
+def pack_import(*, path: Path) -> list[CompetitionPack]:
+    """Import every pack found at path. Each is checked before anything is written; a failing pack
+    leaves no files and no rows, and stops the import with a PackError."""
+    imported = []
+    for found in find_packs(Path(path)):
+        imported.append(_import_one(found))
+    return imported
+
+
+def _import_one(found: FoundPack) -> CompetitionPack:
+    competition, answers, sample, grader = _checked(found)
+    leaderboard = None
+    if found.leaderboard is not None:
+        try:
+            leaderboard = read_leaderboard(found.leaderboard)
+        except Exception as exc:
+            raise PackError(f"{found.leaderboard}: not a leaderboard (rank,score best first): {exc}") from None
+    description = read_description(found.description)
+
+    storage = storages["private"]
+    folder = f"packs/{competition.benchmark.name}-{competition.benchmark.version}/{competition.slug}/{uuid.uuid4().hex[:12]}"
+    written: list[str] = []
+    try:
+        answers_name = _store(storage, source=answers, name=f"{folder}/{answers.name}")
+        written.append(answers_name)
+        sample_name = _store(storage, source=sample, name=f"{folder}/{sample.name}") if sample else ""
+        if sample_name:
+            written.append(sample_name)
+        with transaction.atomic():
+            previous = CompetitionPack.objects.filter(competition=competition).first()
+            old_files = [previous.answers_path, previous.sample_submission_path] if previous else []
+            pack, _ = CompetitionPack.objects.update_or_create(
+                competition=competition,
+                defaults={
+                    "answers_path": answers_name,
+                    "answers_sha256": _sha256(answers),
+                    "answers_bytes": answers.stat().st_size,
+                    "sample_submission_path": sample_name,
+                    "description": description,
+                    "grader_name": grader["name"] if found.grader else "",
+                    "grader_params": grader.get("params", {}) if found.grader else {},
+                    "source": str(found.folder),
+                    "source_layout": found.layout,
+                },
+            )
+            if leaderboard:
+                competition_set_pack_leaderboard(competition=competition, scores=leaderboard)
+            transaction.on_commit(lambda: _delete(storage, [name for name in old_files if name]))
+    except BaseException:
+        _delete(storage, written)
+        raise
+    logger.info("imported the %s pack of %s from %s", found.layout, competition.slug, found.folder)
+    return pack
+
+
+def _delete(storage, names: list[str]) -> None:
+    for name in names:
+        try:
+            storage.delete(name)
+        except OSError:
+            logger.warning("could not delete replaced pack file %s", name)

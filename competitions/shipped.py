@@ -1,0 +1,99 @@
+"""The benchmark data shipped with the project (framework-free): competitions, splits, leaderboards, graders.
+
+Layout of ``competitions/data/<benchmark folder>/``:
+``competitions_meta.json`` (source repository and commit), ``competitions.json`` (one entry per competition),
+``splits/<split>.txt``, ``leaderboards/<competition id>.csv`` (rank,score, best first) and ``graders.json``
+(``{"<competition id>": {"grader": name, "params": {...}, "deviation": text}}``).
+"""
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grading.engine.medals import read_leaderboard
+
+DATA_ROOT = Path(__file__).resolve().parent / "data"
+SPLITS = ("low", "medium", "high", "split75", "dev")
+TIERS = ("low", "medium", "high")
+
+
+@dataclass(frozen=True)
+class ShippedCompetition:
+    slug: str
+    name: str
+    tier: str
+    splits: list[str]
+    category: str
+    metric: str
+    metric_family: str
+    higher_is_better: bool
+    submission_columns: list[str]
+    id_column: str
+    answers_format: str
+    answers_file: str
+    sample_submission_file: str
+    validation_rules: list[str]
+    known_issues: list[str]
+    deviations: str
+    answers_rows_estimate: int | None
+    grader_name: str
+    grader_params: dict
+    leaderboard_scores: list[float] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ShippedBenchmark:
+    name: str
+    version: str
+    commit: str
+    source_url: str
+    competitions: list[ShippedCompetition]
+
+
+def read_benchmark(folder: Path = DATA_ROOT / "mlebench-v1") -> ShippedBenchmark:
+    meta = json.loads((folder / "competitions_meta.json").read_text())
+    entries = json.loads((folder / "competitions.json").read_text())
+    graders_file = folder / "graders.json"
+    graders = json.loads(graders_file.read_text()) if graders_file.exists() else {}
+    split_members = {
+        split: set((folder / "splits" / f"{split}.txt").read_text().split())
+        for split in SPLITS
+        if (folder / "splits" / f"{split}.txt").exists()
+    }
+    competitions = []
+    for entry in entries:
+        slug = entry["id"]
+        grader = graders.get(slug, {})
+        leaderboard = folder / "leaderboards" / f"{slug}.csv"
+        competitions.append(
+            ShippedCompetition(
+                slug=slug,
+                name=entry["name"],
+                tier=entry["tier"] if entry["tier"] in TIERS else "",
+                splits=[split for split in SPLITS if slug in split_members.get(split, ())],
+                category=entry.get("category") or "",
+                metric=entry["metric"],
+                metric_family=entry.get("metric_family") or "",
+                higher_is_better=bool(entry["higher_is_better"]),
+                submission_columns=list(entry.get("submission_columns") or []),
+                id_column=entry.get("id_column") or "",
+                answers_format=entry.get("answers_format") or "",
+                answers_file=entry.get("answers_file") or "",
+                sample_submission_file=entry.get("sample_submission_file") or "",
+                validation_rules=list(entry.get("validation_rules") or []),
+                known_issues=[item for item in entry.get("special") or [] if "known issue" in item.lower()],
+                deviations=grader.get("deviation", ""),
+                answers_rows_estimate=entry.get("answers_rows_estimate"),
+                grader_name=grader.get("grader", ""),
+                grader_params=grader.get("params", {}),
+                leaderboard_scores=read_leaderboard(leaderboard) if leaderboard.exists() else [],
+            )
+        )
+    source = meta["source"]
+    return ShippedBenchmark(
+        name="mle-bench",
+        version="v1",
+        commit=source["commit"],
+        source_url=f"https://{source['repo']}",
+        competitions=competitions,
+    )
