@@ -105,7 +105,7 @@ def _import_one(found: FoundPack) -> CompetitionPack:
                 },
             )
             if leaderboard:
-                competition_set_pack_leaderboard(competition=competition, scores=leaderboard)
+                competition_set_pack_leaderboard(competition=competition, scores=leaderboard, synthetic=found.synthetic)
             transaction.on_commit(lambda: _delete(storage, [name for name in old_files if name]))
     except BaseException:
         _delete(storage, written)

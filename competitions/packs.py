@@ -10,7 +10,9 @@ Two layouts are understood:
        "sample_submission": "public/sample_submission.csv",
        "description": "public/description.md",
        "leaderboard": "leaderboard.csv",                 # rank,score best first; optional
-       "grader": {"name": "log_loss", "params": {...}}}  # optional: the registry's grader otherwise
+       "grader": {"name": "log_loss", "params": {...}},  # optional: the registry's grader otherwise
+       "synthetic": true}                                # optional: made-up data (demo); its own
+                                                         # leaderboard then replaces Kaggle's
 
 * **MLE-bench prepared data**: ``<data>/<competition id>/prepared/{public,private}``, with the answers and
   sample submission at the paths the competition's config names, ``public/description.md``, and an
@@ -41,6 +43,7 @@ class FoundPack:
     description: Path | None
     leaderboard: Path | None
     grader: dict | None
+    synthetic: bool = False
 
 
 def find_packs(path: Path) -> list[FoundPack]:
@@ -99,6 +102,7 @@ def _our_pack(folder: Path) -> FoundPack:
         description=_inside(folder, spec.get("description"), what="description", required=False),
         leaderboard=_inside(folder, spec.get("leaderboard"), what="leaderboard", required=False),
         grader=grader,
+        synthetic=spec.get("synthetic") is True,
     )
 
 

@@ -36,7 +36,7 @@ def _threshold_fields(scores: list[float], source: str) -> dict:
 def competitions_load(*, shipped: ShippedBenchmark | None = None) -> tuple[Benchmark, int, int]:
     """Create or update the benchmark and its competitions from shipped data. Running it twice changes nothing.
 
-    A leaderboard that came from a competition pack is kept when the shipped data has none.
+    A leaderboard that came from a competition pack is kept: the operator chose it by importing the pack.
     Returns (benchmark, created, updated).
     """
     shipped = shipped or read_benchmark()
@@ -54,7 +54,7 @@ def competitions_load(*, shipped: ShippedBenchmark | None = None) -> tuple[Bench
         scores = fields.pop("leaderboard_scores")
         slug = fields.pop("slug")
         current = existing.get(slug)
-        if scores or current is None or current.leaderboard_source != Competition.LeaderboardSource.PACK:
+        if current is None or current.leaderboard_source != Competition.LeaderboardSource.PACK:
             fields.update(_threshold_fields(scores, Competition.LeaderboardSource.KAGGLE))
         if current is None:
             Competition.objects.create(benchmark=benchmark, slug=slug, **fields)
@@ -67,9 +67,10 @@ def competitions_load(*, shipped: ShippedBenchmark | None = None) -> tuple[Bench
     return benchmark, created, updated
 
 
-def competition_set_pack_leaderboard(*, competition: Competition, scores: list[float]) -> None:
-    """Thresholds from a pack's leaderboard: only where the shipped data has no Kaggle leaderboard."""
-    if competition.leaderboard_source == Competition.LeaderboardSource.KAGGLE:
+def competition_set_pack_leaderboard(*, competition: Competition, scores: list[float], synthetic: bool) -> None:
+    """Thresholds from a pack's leaderboard: where the shipped data has no Kaggle leaderboard, or for a
+    synthetic (demo) pack, whose answers only its own simulated leaderboard can judge."""
+    if competition.leaderboard_source == Competition.LeaderboardSource.KAGGLE and not synthetic:
         return
     for name, value in _threshold_fields(scores, Competition.LeaderboardSource.PACK).items():
         setattr(competition, name, value)

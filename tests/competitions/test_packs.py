@@ -130,3 +130,11 @@ def test_the_grade_command_refuses_a_competition_without_a_pack(registry, tmp_pa
         call_command("grade", "--competition", SPOOKY, str(tmp_path / "s.csv"))
     with pytest.raises(CommandError, match="No competition 'nope'"):
         call_command("grade", "--competition", "nope", str(tmp_path / "s.csv"))
+
+
+def test_a_synthetic_pack_brings_its_own_leaderboard_and_a_reload_keeps_it(registry, tmp_path):
+    write_portal_pack(tmp_path / "spooky", leaderboard=[0.1, 0.2, 0.3, 0.4], extra={"synthetic": True})
+    call_command("import_competition_pack", str(tmp_path / "spooky"))
+    competitions_load()
+    spooky = Competition.objects.get(slug=SPOOKY)
+    assert spooky.leaderboard_source == "pack" and spooky.gold_threshold == 0.1 and spooky.is_lower_better

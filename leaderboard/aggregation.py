@@ -1,0 +1,95 @@
+"""Leaderboard math (SPEC §5), framework-free and versioned.
+
+Per seed and tier: percentage = count / size of the tier's split × 100, for any medal, gold, silver,
+bronze, above median, valid submission and submission made. Across seeds: mean, SEM with ddof = 1
+(0 for one seed), 95% CI = mean ± 1.96·SEM.
+
+Two aggregates are made for every tier, and both are stored:
+
+* **complete**: only the seeds in which every competition of the split has a run (MLE-bench's default,
+  which takes as many seeds as the competition with the fewest runs has);
+* **padded**: as many seeds as the competition with the most runs has, a missing run counting as a
+  failure (MLE-bench's ``--pad-missing``). The board marks a cell that uses it.
+"""
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+AGGREGATION_VERSION = "2026.11-1"
+FIELDS = ("any_medal", "gold", "silver", "bronze", "above_median", "valid_submission", "submission_exists")
+CI_Z = 1.96
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    competition_id: str
+    seed: int
+    submission_exists: bool
+    valid_submission: bool
+    gold: bool
+    silver: bool
+    bronze: bool
+    above_median: bool
+
+    @property
+    def any_medal(self) -> bool:
+        return self.gold or self.silver or self.bronze
+
+
+def _stats(values: Sequence[float]) -> dict[str, float]:
+    n = len(values)
+    mean = sum(values) / n
+    sem = 0.0 if n == 1 else math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) / math.sqrt(n)
+    return {"mean": mean, "sem": sem, "ci_low": mean - CI_Z * sem, "ci_high": mean + CI_Z * sem}
+
+
+def seed_percentages(outcomes: Iterable[RunOutcome], *, split: Sequence[str]) -> dict[str, float]:
+    """One seed's percentages over the split; runs of competitions outside the split are ignored."""
+    members = set(split)
+    counts = dict.fromkeys(FIELDS, 0)
+    for run in outcomes:
+        if run.competition_id in members:
+            for name in FIELDS:
+                counts[name] += bool(getattr(run, name))
+    return {name: counts[name] / len(split) * 100 for name in FIELDS}
+
+
+def aggregate(outcomes: Iterable[RunOutcome], *, split: Sequence[str], padded: bool) -> dict | None:
+    """The AGG of SPEC §6 for one tier, or None when no seed qualifies.
+
+    Seeds are the ones the seed rule assigned. Complete: seeds in which every split competition has a run.
+    Padded: every seed number up to the largest run count of any split competition; missing runs fail.
+    """
+    members = set(split)
+    by_seed: dict[int, dict[str, RunOutcome]] = {}
+    for run in outcomes:
+        if run.competition_id in members:
+            by_seed.setdefault(run.seed, {})[run.competition_id] = run
+    if padded:
+        most = max((sum(1 for runs in by_seed.values() if cid in runs) for cid in members), default=0)
+        seeds = sorted(by_seed)[:most]
+    else:
+        seeds = sorted(seed for seed, runs in by_seed.items() if members <= runs.keys())
+    if not seeds:
+        return None
+    per_seed = [seed_percentages(by_seed[seed].values(), split=split) for seed in seeds]
+    result: dict = {"seeds": len(seeds)}
+    for name in FIELDS:
+        result[name] = _stats([row[name] for row in per_seed])
+    return result
+
+
+def is_padded(outcomes: Iterable[RunOutcome], *, split: Sequence[str]) -> bool:
+    """Whether the padded aggregate differs from the complete one (some seed lacks a competition)."""
+    runs = list(outcomes)
+    complete = aggregate(runs, split=split, padded=False)
+    padded = aggregate(runs, split=split, padded=True)
+    return (complete or {}).get("seeds", 0) != (padded or {}).get("seeds", 0)
+
+
+def format_mean_sem(agg: dict | None, field: str = "any_medal") -> str:
+    """'12.3 ± 1.2' as in the MLE-bench README, or '—' when there is no aggregate."""
+    if not agg:
+        return "—"
+    return f"{agg[field]['mean']:.1f} ± {agg[field]['sem']:.1f}"
