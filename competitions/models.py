@@ -57,6 +57,10 @@ class Competition(models.Model):
 
     leaderboard_source = models.CharField(max_length=10, choices=LeaderboardSource.choices, blank=True)
     leaderboard_scores = models.JSONField(default=list, blank=True, help_text="Scores in rank order, best first")
+    thresholds_from_official_report = models.BooleanField(
+        default=False,
+        help_text="Thresholds read from the official grader's reports, where our leaderboard copy is incomplete",
+    )
     is_lower_better = models.BooleanField(null=True)
     gold_threshold = models.FloatField(null=True)
     silver_threshold = models.FloatField(null=True)

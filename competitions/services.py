@@ -1,15 +1,15 @@
 """Writes to the competition registry: loading shipped data, setting leaderboards, importing packs."""
 
-from dataclasses import asdict
+from dataclasses import fields as dataclass_fields
 
 from django.db import transaction
 
 from competitions.models import Benchmark, Competition
 from competitions.shipped import ShippedBenchmark, read_benchmark
-from grading.engine.medals import thresholds_from_leaderboard
+from grading.engine.medals import Thresholds, thresholds_from_leaderboard
 
 
-def _threshold_fields(scores: list[float], source: str) -> dict:
+def _threshold_fields(scores: list[float], source: str, official: Thresholds | None = None) -> dict:
     if not scores:
         return {
             "leaderboard_source": Competition.LeaderboardSource.NONE,
@@ -19,8 +19,9 @@ def _threshold_fields(scores: list[float], source: str) -> dict:
             "silver_threshold": None,
             "bronze_threshold": None,
             "median_threshold": None,
+            "thresholds_from_official_report": False,
         }
-    limits = thresholds_from_leaderboard(scores)
+    limits = official or thresholds_from_leaderboard(scores)
     return {
         "leaderboard_source": source,
         "leaderboard_scores": list(scores),
@@ -29,6 +30,7 @@ def _threshold_fields(scores: list[float], source: str) -> dict:
         "silver_threshold": limits.silver,
         "bronze_threshold": limits.bronze,
         "median_threshold": limits.median,
+        "thresholds_from_official_report": official is not None,
     }
 
 
@@ -50,12 +52,13 @@ def competitions_load(*, shipped: ShippedBenchmark | None = None) -> tuple[Bench
     existing = {c.slug: c for c in Competition.objects.filter(benchmark=benchmark)}
     created = updated = 0
     for item in shipped.competitions:
-        fields = asdict(item)
+        fields = {f.name: getattr(item, f.name) for f in dataclass_fields(item)}
         scores = fields.pop("leaderboard_scores")
+        official = fields.pop("official_thresholds")
         slug = fields.pop("slug")
         current = existing.get(slug)
         if current is None or current.leaderboard_source != Competition.LeaderboardSource.PACK:
-            fields.update(_threshold_fields(scores, Competition.LeaderboardSource.KAGGLE))
+            fields.update(_threshold_fields(scores, Competition.LeaderboardSource.KAGGLE, official))
         if current is None:
             Competition.objects.create(benchmark=benchmark, slug=slug, **fields)
             created += 1

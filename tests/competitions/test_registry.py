@@ -6,6 +6,7 @@ from django.forms.models import model_to_dict
 
 from competitions.models import Benchmark, Competition
 from competitions.services import competitions_load
+from grading.engine.medals import thresholds_from_leaderboard
 
 DATA = Path(__file__).resolve().parents[2] / "competitions" / "data" / "mlebench-v1"
 
@@ -41,7 +42,16 @@ def test_68_competitions_have_kaggle_thresholds_and_the_rest_say_they_have_none(
     assert len(in_75_without) == 7
 
 
-def test_thresholds_equal_the_official_graders_wherever_the_leaderboard_is_the_same(registry):
+def test_thresholds_equal_the_official_graders_for_all_16_reported_competitions(registry):
+    rows = list(csv.DictReader((DATA / "official_thresholds.csv").open()))
+    for row in rows:
+        c = Competition.objects.get(slug=row["competition_id"])
+        assert [c.gold_threshold, c.silver_threshold, c.bronze_threshold, c.median_threshold] == [
+            float(row[f"{name}_threshold"]) for name in ("gold", "silver", "bronze", "median")]
+        assert c.thresholds_from_official_report
+
+
+def test_computed_thresholds_equal_the_official_graders_wherever_the_leaderboard_is_the_same(registry):
     from tests.grading.engine.test_medals import MISSING_ROWS  # explained there: rows missing from our copies
 
     rows = list(csv.DictReader((DATA / "official_thresholds.csv").open()))
@@ -50,6 +60,9 @@ def test_thresholds_equal_the_official_graders_wherever_the_leaderboard_is_the_s
     assert len(same) == 7
     for row in same:
         c = Competition.objects.get(slug=row["competition_id"])
+        limits = thresholds_from_leaderboard(c.leaderboard_scores)
+        c.gold_threshold, c.silver_threshold, c.bronze_threshold, c.median_threshold = (
+            limits.gold, limits.silver, limits.bronze, limits.median)
         for name in ("gold", "silver", "bronze", "median"):
             assert getattr(c, f"{name}_threshold") == pytest.approx(float(row[f"{name}_threshold"]), abs=0, rel=1e-12), (
                 c.slug, name)

@@ -1,0 +1,162 @@
+"""Reading submission and answers CSV files the way MLE-bench reads them, with bounded memory.
+
+MLE-bench parses both files with ``pd.read_csv(path, float_precision="round_trip")`` and pandas'
+default type inference, and any exception while grading makes the submission invalid. We must end up
+with the same DataFrame, so the parse itself is that same single ``read_csv`` call (pandas' C engine,
+default ``low_memory`` chunking and all). Around it we add what MLE-bench lacks because it only grades
+its own agents' files: a size cap checked before anything is read, and one streaming pass over the raw
+bytes (:mod:`grading.engine.textscan`) that refuses binary files, non-UTF-8 bytes and absurdly long lines, so a hostile upload can cost
+neither memory nor a confusing stack trace. Every refusal is an :class:`InvalidSubmission` whose
+message says what to fix.
+
+Speed: with pyarrow installed pandas 3 stores ``str`` columns in Arrow buffers and the C engine builds
+them directly; that makes a 5.8M-row ``id,value`` file about 7x faster to read and 2.5x smaller in
+memory than with Python-object strings. The parsed values are the same either way.
+
+Where we refuse a file that MLE-bench would have parsed, the grader would have failed on it anyway
+(no header, one column, no rows, NUL bytes in the header), except for the two safety caps, size and
+line length, which are set far above any honest submission (see :func:`limits_for_answers`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from grading.engine.errors import InvalidSubmission
+from grading.engine.textscan import MiB, longest_line_bytes, scan_text_file
+
+__all__ = [
+    "MIN_MAX_BYTES",
+    "MIN_MAX_LINE_BYTES",
+    "SIZE_FACTOR",
+    "MiB",
+    "ReadLimits",
+    "limits_for_answers",
+    "load_answers",
+    "longest_line_bytes",
+    "read_answers",
+    "read_submission",
+]
+
+# A legitimate submission has one row per answers row, so its size follows the answers file. 20x
+# covers a probability written with 17+ digits where the answers hold a one-character label (and
+# one-hot answers against full-precision probabilities, ~10x); the 64 MiB floor keeps small
+# competitions from refusing verbose but honest files.
+SIZE_FACTOR = 20
+MIN_MAX_BYTES = 64 * MiB
+# Lines are short except in run-length-encoded masks and prediction strings, whose length again
+# follows the answers; 1 MiB is far above any line of a plain tabular submission.
+MIN_MAX_LINE_BYTES = 1 * MiB
+
+# MLE-bench passes float_precision="round_trip" (Python's correctly rounded strtod). pandas >= 3.1
+# parses floats correctly rounded by default and deprecates the argument, so passing it there only
+# adds a warning; the test suite checks the parsed values against float() on tricky inputs.
+_PANDAS_VERSION = tuple(int(p) for p in re.findall(r"\d+", pd.__version__)[:2])
+_READ_KW: dict[str, Any] = {} if _PANDAS_VERSION >= (3, 1) else {"float_precision": "round_trip"}
+
+
+@dataclass(frozen=True)
+class ReadLimits:
+    """How big a submission may be before we refuse to parse it."""
+
+    max_bytes: int
+    max_line_bytes: int
+
+
+def limits_for_answers(*, answers_bytes: int, answers_longest_line: int = 0) -> ReadLimits:
+    """Limits derived from the answers file: 20x its size (at least 64 MiB) and 20x its longest line
+    (at least 1 MiB). Compute ``answers_longest_line`` once per competition with
+    :func:`longest_line_bytes`; it matters only where answers hold long strings (RLE masks)."""
+    return ReadLimits(
+        max_bytes=max(MIN_MAX_BYTES, SIZE_FACTOR * answers_bytes),
+        max_line_bytes=max(MIN_MAX_LINE_BYTES, SIZE_FACTOR * answers_longest_line),
+    )
+
+
+def read_submission(path: Path, *, max_bytes: int, max_line_bytes: int) -> pd.DataFrame:
+    """Parse a team's submission exactly as MLE-bench would, or raise InvalidSubmission."""
+    path = Path(path)
+    scan_text_file(path, max_bytes=max_bytes, max_line_bytes=max_line_bytes)
+    try:
+        df = _read_csv(path)
+    except pd.errors.EmptyDataError:
+        raise InvalidSubmission(
+            "the file holds no CSV header (it is empty or only blank lines); "
+            "the first line must name the columns, e.g. 'id,label'"
+        ) from None
+    except pd.errors.ParserError as exc:
+        raise InvalidSubmission(_explain_parser_error(str(exc))) from None
+    except UnicodeDecodeError as exc:  # the byte scan should have caught it; keep the message useful
+        raise InvalidSubmission(
+            f"the file is not valid UTF-8 text ({exc.reason}); save it as UTF-8"
+        ) from None
+    except MemoryError:
+        raise InvalidSubmission("the file is too large to parse within the grader's memory") from None
+    except (ValueError, OverflowError) as exc:
+        raise InvalidSubmission(f"the file could not be parsed as CSV: {exc}") from None
+    _check_shape(df)
+    return df
+
+
+def read_answers(path: Path) -> pd.DataFrame:
+    """Parse a private answers CSV the same way as submissions (trusted input: no limits)."""
+    return _read_csv(Path(path))
+
+
+def load_answers(path: Path) -> pd.DataFrame | list[dict[str, Any]]:
+    """Answers by suffix, as MLE-bench loads them: ``.csv`` into a DataFrame, ``.jsonl`` into a
+    list of dicts (only tensorflow2-question-answering), anything else is an error."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return read_answers(path)
+    if suffix == ".jsonl":
+        with path.open(encoding="utf-8") as f:
+            return [json.loads(line) for line in f if line.strip()]
+    raise ValueError(f"answers file {path} has unsupported suffix {path.suffix!r}; expected .csv or .jsonl")
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    with warnings.catch_warnings():
+        # DtypeWarning (mixed types across low_memory chunks) is part of how MLE-bench parses; the
+        # mixed column it produces is what the grader must see, so we keep the values and drop the noise.
+        warnings.simplefilter("ignore")
+        return pd.read_csv(path, **_READ_KW)
+
+
+def _check_shape(df: pd.DataFrame) -> None:
+    columns = [str(c) for c in df.columns]
+    if len(columns) == 1:
+        name = columns[0]
+        for sep, label in ((";", "';'"), ("\t", "tabs"), ("|", "'|'")):
+            if sep in name:
+                raise InvalidSubmission(
+                    f"found 1 column {name!r}; the file must be comma-separated (it looks separated by {label})"
+                )
+    if len(df) == 0:
+        raise InvalidSubmission(
+            f"the file has a header ({', '.join(columns)}) but no rows; expected one row per test item"
+        )
+
+
+_FIELDS_RE = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+
+
+def _explain_parser_error(message: str) -> str:
+    found = _FIELDS_RE.search(message)
+    if found:
+        want, line, saw = found.groups()
+        return (
+            f"line {line} has {saw} fields but the header has {want}; quote values that contain commas, "
+            "and make every row have the same columns as the header"
+        )
+    if "EOF inside string" in message or "EOF inside" in message:
+        return "a quoted value is never closed (a '\"' without its pair); check the quoting"
+    return f"the file could not be parsed as CSV: {message.strip()}"

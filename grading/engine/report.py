@@ -1,0 +1,253 @@
+"""MLE-bench grading reports, and grading one submission into one.
+
+The JSON shape (field set, key order, indent 2) is MLE-bench's, so a report we serve can be fed to
+MLE-bench's own aggregation scripts and compared line by line with a team's report. We add one field,
+``reason``, because a team deserves to know why a file was invalid; ``to_dict(with_reason=False)``
+gives the exact MLE-bench shape.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from grading.engine import csvio
+from grading.engine.errors import InvalidSubmission
+from grading.engine.medals import Thresholds, medals_for, thresholds_from_leaderboard
+from grading.engine.registry import GraderRef, get_grader, run_grader
+
+# Long enough for "missing 1234 ids, e.g. ..." with examples, short enough for a results table.
+MAX_REASON_CHARS = 2000
+
+TOTAL_FIELDS = (
+    "total_runs",
+    "total_runs_with_submissions",
+    "total_valid_submissions",
+    "total_medals",
+    "total_gold_medals",
+    "total_silver_medals",
+    "total_bronze_medals",
+    "total_above_median",
+)
+
+
+@dataclass(frozen=True)
+class CompetitionReport:
+    """One graded submission; field order is MLE-bench's report key order, then ``reason``."""
+
+    competition_id: str
+    score: float | None
+    gold_threshold: float
+    silver_threshold: float
+    bronze_threshold: float
+    median_threshold: float
+    any_medal: bool
+    gold_medal: bool
+    silver_medal: bool
+    bronze_medal: bool
+    above_median: bool
+    submission_exists: bool
+    valid_submission: bool
+    is_lower_better: bool
+    created_at: str
+    submission_path: str
+    reason: str | None = None
+
+    def to_dict(self, *, with_reason: bool) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        if not with_reason:
+            del data["reason"]
+        return data
+
+
+REPORT_FIELDS = tuple(f.name for f in dataclasses.fields(CompetitionReport) if f.name != "reason")
+
+
+@dataclass(frozen=True)
+class RunGroupReport:
+    """A run group's report. Totals are always recomputed from the competition reports when
+    serialising; ``claimed_totals`` keeps what a parsed file said, so a mismatch can be flagged."""
+
+    competition_reports: tuple[CompetitionReport, ...]
+    claimed_totals: dict[str, int] | None = None
+
+    def totals(self) -> dict[str, int]:
+        reports = self.competition_reports
+        counts = (
+            len(reports),
+            sum(r.submission_exists for r in reports),
+            sum(r.valid_submission for r in reports),
+            sum(r.any_medal for r in reports),
+            sum(r.gold_medal for r in reports),
+            sum(r.silver_medal for r in reports),
+            sum(r.bronze_medal for r in reports),
+            sum(r.above_median for r in reports),
+        )
+        return dict(zip(TOTAL_FIELDS, counts, strict=True))
+
+    def totals_mismatches(self) -> dict[str, tuple[int, int]]:
+        """``{field: (claimed, recomputed)}`` for each claimed total that the reports do not add up to."""
+        if self.claimed_totals is None:
+            return {}
+        actual = self.totals()
+        return {k: (v, actual[k]) for k, v in self.claimed_totals.items() if actual[k] != v}
+
+    def to_dict(self, *, with_reason: bool) -> dict[str, Any]:
+        return {
+            **self.totals(),
+            "competition_reports": [r.to_dict(with_reason=with_reason) for r in self.competition_reports],
+        }
+
+    def to_json(self, *, with_reason: bool) -> str:
+        # MLE-bench writes json.dump(..., indent=2): no trailing newline, NaN written as NaN.
+        return json.dumps(self.to_dict(with_reason=with_reason), indent=2)
+
+
+def build_run_group_report(reports: Iterable[CompetitionReport]) -> RunGroupReport:
+    return RunGroupReport(competition_reports=tuple(reports))
+
+
+def report_filename(*, now: datetime | None = None) -> str:
+    """MLE-bench's report file name, e.g. ``2025-05-07T12-59-41-GMT_grading_report.json``."""
+    stamp = (now or datetime.now()).astimezone().strftime("%Y-%m-%dT%H-%M-%S-%Z")
+    return f"{stamp}_grading_report.json"
+
+
+def grade_submission(
+    *,
+    competition_id: str,
+    submission_path: Path | None,
+    answers_path: Path,
+    grader: GraderRef,
+    leaderboard_scores: Sequence[float] | None = None,
+    thresholds: Thresholds | None = None,
+    answers: pd.DataFrame | list[dict[str, Any]] | None = None,
+    max_bytes: int | None = None,
+    max_line_bytes: int | None = None,
+    display_path: str | None = None,
+    created_at: datetime | None = None,
+) -> CompetitionReport:
+    """Grade one submission file into an MLE-bench competition report. Never raises for a bad file.
+
+    Give either the leaderboard scores (file row order) or precomputed ``thresholds``. ``answers`` may
+    be passed preloaded (e.g. shared by the seeds of one competition); the grader then gets a shallow
+    copy, which pandas' copy-on-write keeps from changing the caller's frame. Errors that are ours, not
+    the team's (unknown grader, unreadable answers, bad leaderboard), do raise. ``display_path`` is what
+    to write as ``submission_path`` (e.g. the path inside the bundle rather than on the server).
+    """
+    if (leaderboard_scores is None) == (thresholds is None):
+        raise TypeError("pass exactly one of leaderboard_scores and thresholds")
+    limits = thresholds if thresholds is not None else thresholds_from_leaderboard(leaderboard_scores or [])
+    get_grader(grader.name)  # a misconfigured competition is our bug: fail loudly, outside the catch-all
+    stamp = (created_at or datetime.now()).isoformat()
+    shown = display_path if display_path is not None else str(submission_path)
+
+    exists = submission_path is not None and _is_csv_file(Path(submission_path))
+    score: float | None = None
+    reason: str | None
+    if not exists:
+        reason = _missing_reason(submission_path)
+    else:
+        if max_bytes is None or max_line_bytes is None:
+            defaults = _default_limits(Path(answers_path))
+            max_bytes = defaults.max_bytes if max_bytes is None else max_bytes
+            max_line_bytes = defaults.max_line_bytes if max_line_bytes is None else max_line_bytes
+        score, reason = _score(
+            Path(submission_path),  # type: ignore[arg-type]
+            answers=answers,
+            answers_path=Path(answers_path),
+            grader=grader,
+            max_bytes=max_bytes,
+            max_line_bytes=max_line_bytes,
+        )
+
+    flags = medals_for(score, limits)
+    return CompetitionReport(
+        competition_id=competition_id,
+        score=score,
+        gold_threshold=limits.gold,
+        silver_threshold=limits.silver,
+        bronze_threshold=limits.bronze,
+        median_threshold=limits.median,
+        any_medal=flags["any_medal"],
+        gold_medal=flags["gold_medal"],
+        silver_medal=flags["silver_medal"],
+        bronze_medal=flags["bronze_medal"],
+        above_median=flags["above_median"],
+        submission_exists=exists,
+        valid_submission=score is not None,
+        is_lower_better=limits.is_lower_better,
+        created_at=stamp,
+        submission_path=shown,
+        reason=reason,
+    )
+
+
+def _score(
+    path: Path,
+    *,
+    answers: pd.DataFrame | list[dict[str, Any]] | None,
+    answers_path: Path,
+    grader: GraderRef,
+    max_bytes: int,
+    max_line_bytes: int,
+) -> tuple[float | None, str | None]:
+    # MLE-bench turns any exception inside grading into a null score; so do we, but with a reason.
+    try:
+        submission = csvio.read_submission(path, max_bytes=max_bytes, max_line_bytes=max_line_bytes)
+    except InvalidSubmission as exc:
+        return None, _clip(str(exc))
+    # Loaded only once the submission parses (no cost for unreadable files), and outside the
+    # catch-all: answers we cannot read are our failure, not the team's.
+    if answers is None:
+        answers = csvio.load_answers(answers_path)
+    theirs = answers.copy(deep=False) if isinstance(answers, pd.DataFrame) else list(answers)
+    try:
+        raw = run_grader(grader, submission, theirs)
+        # round() on the value as returned, like MLE-bench: a numpy float rounds with numpy's
+        # algorithm, a Python float with Python's, and the two differ on ties such as 5e-06.
+        return float(round(raw, 5)), None
+    except InvalidSubmission as exc:
+        return None, _clip(str(exc) or "the submission is invalid")
+    except Exception as exc:  # noqa: BLE001 - every grading failure is an invalid submission, not a crash
+        return None, _clip(f"the grader could not score this file: {type(exc).__name__}: {exc}")
+
+
+def _is_csv_file(path: Path) -> bool:
+    return path.suffix.lower() == ".csv" and path.is_file()
+
+
+def _missing_reason(path: Path | None) -> str:
+    if path is None:
+        return "no submission file was found for this run"
+    path = Path(path)
+    if not path.exists():
+        return f"no submission file at {path}"
+    if not path.is_file():
+        return f"{path} is not a file"
+    return f"the submission must be a .csv file, not {path.suffix or 'a file without a suffix'}"
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MAX_REASON_CHARS else text[: MAX_REASON_CHARS - 1] + "…"
+
+
+def _default_limits(answers_path: Path) -> csvio.ReadLimits:
+    stat = answers_path.stat()
+    return _limits_cached(str(answers_path), stat.st_size, stat.st_mtime_ns)
+
+
+@lru_cache(maxsize=128)
+def _limits_cached(path: str, size: int, mtime_ns: int) -> csvio.ReadLimits:
+    # Keyed by size and mtime so a replaced answers file is rescanned; the scan costs ~0.2 s on the
+    # largest answers file, which would otherwise be paid on every seed.
+    longest = csvio.longest_line_bytes(Path(path)) if path.lower().endswith(".csv") else 0
+    return csvio.limits_for_answers(answers_bytes=size, answers_longest_line=longest)

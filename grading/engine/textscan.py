@@ -1,0 +1,198 @@
+"""Streaming checks on a submission's raw bytes, before pandas sees it.
+
+One pass in fixed-size chunks, so memory stays at about two chunks whatever the file holds: known
+binary formats, bytes that are not UTF-8 (pandas would stop there too, with a less helpful message),
+and lines longer than a limit. Every check is a C-level bytes method (``find``, ``isascii``, an
+incremental UTF-8 decoder) rather than a Python loop over lines, so a 160 MiB file scans in ~50 ms.
+"""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+
+import numpy as np
+
+from grading.engine.errors import InvalidSubmission
+
+KiB = 1024
+MiB = 1024 * KiB
+
+# Streaming reads hold at most about two chunks; at 1 MiB the per-chunk Python overhead is nil and
+# the chunk stays in CPU cache between the ASCII, UTF-8 and line-break scans.
+_CHUNK = 1 * MiB
+
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"PK\x03\x04", "a ZIP archive (or an .xlsx/.ods workbook)"),
+    (b"\x1f\x8b", "a gzip-compressed file"),
+    (b"BZh", "a bzip2-compressed file"),
+    (b"\xfd7zXZ\x00", "an xz-compressed file"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+    (b"PAR1", "a Parquet file"),
+    (b"\x93NUMPY", "a NumPy .npy file"),
+    (b"\x89HDF", "an HDF5 file"),
+    (b"\xd0\xcf\x11\xe0", "an old Excel (.xls) workbook"),
+    (b"\xff\xfe", "UTF-16 text"),
+    (b"\xfe\xff", "UTF-16 text"),
+)
+
+
+def scan_text_file(path: Path, *, max_bytes: int, max_line_bytes: int) -> None:
+    """Refuse, with a reason, a file that is too big, binary, not UTF-8 or has an over-long line."""
+    # An uploaded file is never legitimately a link, and following one could read a server file
+    # (the answers, say) as if the team had written it.
+    if path.is_symlink():
+        raise InvalidSubmission("the submission is a symbolic link; include the file itself")
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise InvalidSubmission(f"the file cannot be read: {exc.strerror}") from None
+    if size == 0:
+        raise InvalidSubmission(
+            "the file is empty (0 bytes); it must start with a header line naming the columns, "
+            "then one row per prediction"
+        )
+    if size > max_bytes:
+        raise InvalidSubmission(
+            f"the file is {_human(size)}, over the {_human(max_bytes)} limit for this competition; "
+            "a valid submission has one row per test item, so check for duplicated rows or extra columns"
+        )
+    limit = max(1, max_line_bytes)
+    # Any newline-free run longer than `limit` contains a whole aligned block of this size, so
+    # checking that each block holds a line break finds every over-long line with a few memchr calls.
+    block = max(1, limit // 2)
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset = run = 0
+    with path.open("rb") as f:
+        while chunk := f.read(_CHUNK):
+            if offset == 0:
+                _refuse_known_binary(chunk)
+            if not chunk.isascii() or decoder.getstate()[0]:
+                _check_utf8(decoder, chunk, offset=offset, path=path)
+            run = _check_lines(chunk, offset=offset, run=run, limit=limit, block=block, path=path)
+            offset += len(chunk)
+    if run > limit:
+        _refuse_long_line(path, start=offset - run, limit=limit)
+    if decoder.getstate()[0]:
+        at = offset - len(decoder.getstate()[0])
+        raise InvalidSubmission(
+            f"the file is not valid UTF-8: it ends inside a multi-byte character at byte offset {at} "
+            f"(line {_line_of(path, at)}); save it as UTF-8"
+        )
+
+
+def _refuse_known_binary(head: bytes) -> None:
+    for magic, what in _MAGIC:
+        if head.startswith(magic):
+            raise InvalidSubmission(
+                f"the file is {what}, not a comma-separated text file; "
+                "save the predictions as a plain UTF-8 .csv"
+            )
+    # pandas reads a NUL inside a value as a character, and MLE-bench may then score the file, so a
+    # NUL in the data is the grader's business. In the header it means a binary or UTF-16 file whose
+    # column names no grader could find, so refusing it there changes no verdict, only the reason.
+    end = _first_break(head, 0, len(head))
+    nul = head.find(b"\x00", 0, end if end >= 0 else len(head))
+    if nul >= 0:
+        raise InvalidSubmission(
+            f"the header line holds a NUL byte at byte offset {nul}; the file looks binary or UTF-16, "
+            "not UTF-8 CSV text"
+        )
+
+
+def _check_utf8(decoder: codecs.IncrementalDecoder, chunk: bytes, *, offset: int, path: Path) -> None:
+    # An incremental decoder carries a character split across chunk boundaries; its error positions
+    # are relative to (carried bytes + chunk), so convert back to a file offset.
+    carried = len(decoder.getstate()[0])
+    try:
+        decoder.decode(chunk)
+    except UnicodeDecodeError as exc:
+        at = offset - carried + exc.start
+        bad = exc.object[exc.start : exc.start + 1].hex()
+        raise InvalidSubmission(
+            f"the file is not valid UTF-8: byte 0x{bad} at byte offset {at} (line {_line_of(path, at)}) "
+            "cannot be decoded; save the file as UTF-8 (it may be Latin-1 or Windows-1252)"
+        ) from None
+
+
+def _check_lines(chunk: bytes, *, offset: int, run: int, limit: int, block: int, path: Path) -> int:
+    """Refuse any line longer than ``limit``; return the length of the unfinished last line."""
+    first = _first_break(chunk, 0, len(chunk))
+    if first < 0:
+        if run + len(chunk) > limit:
+            _refuse_long_line(path, start=offset - run, limit=limit)
+        return run + len(chunk)
+    if run + first > limit:
+        _refuse_long_line(path, start=offset - run, limit=limit)
+    last = max(chunk.rfind(b"\n"), chunk.rfind(b"\r"))
+    pos = first + 1
+    while pos < last:
+        end = min(pos + block, last)
+        if _first_break(chunk, pos, end) >= 0:
+            pos = end
+            continue
+        prev_nl = chunk.rfind(b"\n", 0, pos)
+        prev = max(prev_nl, chunk.rfind(b"\r", max(prev_nl, 0), pos))
+        nxt = _first_break(chunk, end, last + 1)
+        if nxt - prev - 1 > limit:
+            _refuse_long_line(path, start=offset + prev + 1, limit=limit)
+        pos = nxt + 1
+    return len(chunk) - last - 1
+
+
+def _first_break(data: bytes, start: int, end: int) -> int:
+    nl = data.find(b"\n", start, end)
+    # pandas also ends lines at a bare CR; it is rare, so look only before the first LF.
+    cr = data.find(b"\r", start, nl if nl >= 0 else end)
+    return cr if cr >= 0 else nl
+
+
+def _refuse_long_line(path: Path, *, start: int, limit: int) -> None:
+    # Measure the line for the message, but stop well short of reading a gigabyte-long one to the end.
+    enough = limit + 16 * MiB
+    length = 0
+    with path.open("rb") as f:
+        f.seek(start)
+        while length < enough and (chunk := f.read(_CHUNK)):
+            cut = _first_break(chunk, 0, len(chunk))
+            length += cut if cut >= 0 else len(chunk)
+            if cut >= 0:
+                break
+    size = f"{_human(length)} long" if length < enough else f"more than {_human(enough)} long"
+    raise InvalidSubmission(
+        f"line {_line_of(path, start)} is {size}, over the {_human(limit)} limit on one line; "
+        "check for a missing line break or a value that should not be there"
+    )
+
+
+def _line_of(path: Path, offset: int) -> int:
+    """1-based line number of a byte offset; only on the error path, so a second read is fine."""
+    newlines = 0
+    remaining = offset
+    with path.open("rb") as f:
+        while remaining > 0 and (chunk := f.read(min(_CHUNK, remaining))):
+            newlines += chunk.count(b"\n")
+            remaining -= len(chunk)
+    return newlines + 1
+
+
+def longest_line_bytes(path: Path) -> int:
+    """Length in bytes of the longest LF-terminated line (terminator excluded), in fixed-size chunks."""
+    longest = run = 0
+    with Path(path).open("rb") as f:
+        while chunk := f.read(_CHUNK):
+            breaks = np.flatnonzero(np.frombuffer(chunk, dtype=np.uint8) == 10)
+            if breaks.size == 0:
+                run += len(chunk)
+                continue
+            inner = int(np.diff(breaks).max()) - 1 if breaks.size > 1 else 0
+            longest = max(longest, run + int(breaks[0]), inner)
+            run = len(chunk) - int(breaks[-1]) - 1
+    return max(longest, run)
+
+
+def _human(n: int) -> str:
+    for unit, size in (("GiB", 1024 * MiB), ("MiB", MiB), ("KiB", KiB)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} bytes"

@@ -1,0 +1,323 @@
+"""Reading submissions: same values as MLE-bench's read_csv, and every bad input refused with a reason."""
+
+import io
+import time
+import tracemalloc
+import warnings
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from grading.engine import csvio, textscan
+from grading.engine.csvio import (
+    MiB,
+    limits_for_answers,
+    load_answers,
+    longest_line_bytes,
+    read_answers,
+    read_submission,
+)
+from grading.engine.errors import InvalidSubmission
+
+LIMITS = {"max_bytes": 64 * MiB, "max_line_bytes": 1 * MiB}
+
+
+def write(tmp_path: Path, content: bytes | str, name: str = "submission.csv") -> Path:
+    path = tmp_path / name
+    path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+    return path
+
+
+def refusal(path: Path, **limits: int) -> str:
+    with pytest.raises(InvalidSubmission) as caught:
+        read_submission(path, **{**LIMITS, **limits})
+    return str(caught.value)
+
+
+def mlebench_read(path: Path) -> pd.DataFrame:
+    # MLE-bench's own call; pandas 3.1 deprecates the argument, which is noise here.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return pd.read_csv(path, float_precision="round_trip")
+
+
+# --- same values as MLE-bench ----------------------------------------------------------------------
+
+TRICKY_FLOATS = [
+    "0.1",
+    "0.30000000000000004",
+    "1.00000000000000011102230246251565404236316680908203125",
+    "2.2250738585072011e-308",
+    "4.9e-324",
+    "1.7976931348623157e308",
+    "9007199254740993",
+    "7.038531e-26",
+    "0.01794",
+    "0.930508",
+    "-0.0",
+    "1e-7",
+    "123456789.123456789",
+]
+
+
+def test_it_parses_tricky_floats_exactly_as_python_float_does(tmp_path):
+    # float_precision="round_trip" means "what Python's float() gives"; that is the reference.
+    path = write(tmp_path, "id,value\n" + "".join(f"{i},{v}\n" for i, v in enumerate(TRICKY_FLOATS)))
+    values = read_submission(path, **LIMITS)["value"].tolist()
+    assert values == [float(v) for v in TRICKY_FLOATS]
+    assert [np.float64(v).tobytes() for v in values] == [
+        np.float64(float(v)).tobytes() for v in TRICKY_FLOATS
+    ]
+
+
+def test_it_parses_random_decimals_identically_to_mlebench_read_csv(tmp_path):
+    rng = np.random.default_rng(7)
+    digits = rng.integers(1, 19, size=20_000)
+    texts = [f"{x:.{d}f}" for x, d in zip(rng.random(20_000) * 10.0 ** rng.integers(-8, 8, 20_000), digits)]
+    path = write(tmp_path, "id,p\n" + "".join(f"r{i},{t}\n" for i, t in enumerate(texts)))
+    ours = read_submission(path, **LIMITS)
+    pd.testing.assert_frame_equal(ours, mlebench_read(path))
+    assert ours["p"].tolist() == [float(t) for t in texts]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "id,label\n1,cat\n2,dog\n",
+        '\ufeffid,text\n1,"a, quoted"\n2,"line\nbreak"\n',
+        "id,score\r\n1,0.5\r\n2,0.25\r\n",
+        "id,score\r1,0.5\r2,0.25\r",
+        "id,flag,maybe\n1,True,NA\n2,false,\n3,TRUE,None\n",
+        "id,big\n1,123456789012345678901234567890\n2,5\n",
+        "id,mixed\n1,2\n2,x\n3,\n",
+        "id,a,a\n1,2,3\n",
+        "Id,Predicted\n000123,1_2_3\n000124,4_5_6\n",
+        "id,x\n1,inf\n2,-Infinity\n3,nan\n",
+    ],
+    ids=[
+        "labels",
+        "bom-quotes",
+        "crlf",
+        "bare-cr",
+        "bools-na",
+        "huge-int",
+        "mixed",
+        "dup-cols",
+        "ids",
+        "inf",
+    ],
+)
+def test_it_gives_the_same_frame_as_mlebench_read_csv(tmp_path, content):
+    path = write(tmp_path, content)
+    pd.testing.assert_frame_equal(read_submission(path, **LIMITS), mlebench_read(path))
+
+
+def test_it_keeps_mixed_types_across_pandas_internal_chunks_like_mlebench(tmp_path):
+    # With low_memory chunking a column that is numeric early and text late comes out mixed; MLE-bench
+    # graded that mixed column, so we must hand the same one to the grader.
+    rows = [f"{i},{i}\n" for i in range(300_000)] + ["300000,abc\n"]
+    path = write(tmp_path, "id,value\n" + "".join(rows))
+    pd.testing.assert_frame_equal(read_submission(path, **LIMITS), mlebench_read(path))
+
+
+def test_it_reads_answers_like_submissions(tmp_path):
+    path = write(tmp_path, "id,value\n1_1_1,0.01794\n1_1_2,1\n", name="answers.csv")
+    pd.testing.assert_frame_equal(read_answers(path), mlebench_read(path))
+    pd.testing.assert_frame_equal(load_answers(path), mlebench_read(path))
+
+
+def test_it_loads_jsonl_answers_as_a_list_of_dicts_and_refuses_other_suffixes(tmp_path):
+    jsonl = write(tmp_path, '{"example_id": 1}\n{"example_id": 2}\n', name="test.jsonl")
+    assert load_answers(jsonl) == [{"example_id": 1}, {"example_id": 2}]
+    with pytest.raises(ValueError, match="unsupported suffix"):
+        load_answers(write(tmp_path, "x", name="answers.parquet"))
+
+
+# --- bad inputs ------------------------------------------------------------------------------------
+
+
+def test_it_refuses_an_empty_file(tmp_path):
+    assert "the file is empty (0 bytes)" in refusal(write(tmp_path, b""))
+
+
+def test_it_refuses_a_file_of_blank_lines(tmp_path):
+    assert "no CSV header" in refusal(write(tmp_path, "\n\n\n"))
+
+
+def test_it_refuses_a_header_only_file(tmp_path):
+    assert refusal(write(tmp_path, "id,label\n")) == (
+        "the file has a header (id, label) but no rows; expected one row per test item"
+    )
+
+
+def test_it_names_the_semicolon_when_the_file_is_not_comma_separated(tmp_path):
+    message = refusal(write(tmp_path, "id;label\n1;cat\n2;dog\n"))
+    assert message.startswith("found 1 column 'id;label'; the file must be comma-separated")
+
+
+def test_it_names_tabs_when_the_file_is_tab_separated(tmp_path):
+    message = refusal(write(tmp_path, "id\tlabel\n1\tcat\n"))
+    assert (
+        "found 1 column 'id\\tlabel'; the file must be comma-separated (it looks separated by tabs)"
+        in message
+    )
+
+
+def test_it_says_which_line_has_too_many_fields(tmp_path):
+    message = refusal(write(tmp_path, "id,label\n1,cat\n2,dog,extra\n"))
+    assert message.startswith("line 3 has 3 fields but the header has 2")
+
+
+def test_it_refuses_an_unclosed_quote(tmp_path):
+    assert "never closed" in refusal(write(tmp_path, 'id,text\n1,"open\n2,b\n'))
+
+
+def test_it_says_where_a_non_utf8_byte_is(tmp_path):
+    latin1 = "id,city\n1,Paris\n2,Montréal\n".encode("latin-1")
+    message = refusal(write(tmp_path, latin1))
+    offset = latin1.index(b"\xe9")
+    assert f"byte 0xe9 at byte offset {offset} (line 3)" in message
+    assert "save the file as UTF-8" in message
+
+
+def test_it_finds_a_bad_byte_far_into_a_large_file(tmp_path):
+    body = b"id,value\n" + b"".join(b"%d,0.5\n" % i for i in range(400_000))
+    bad = body + b"400000,\xff\n"
+    message = refusal(write(tmp_path, bad))
+    assert f"byte offset {len(body) + 7} (line 400002)" in message
+
+
+def test_it_refuses_a_file_cut_inside_a_multibyte_character(tmp_path):
+    message = refusal(write(tmp_path, "id,city\n1,Montréal".encode()[:-3]))
+    assert "ends inside a multi-byte character" in message
+
+
+@pytest.mark.parametrize(
+    ("content", "what"),
+    [
+        (b"PAR1\x00\x00", "a Parquet file"),
+        (b"\x1f\x8b\x08\x00", "a gzip-compressed file"),
+        ("id,label\n1,a\n".encode("utf-16"), "UTF-16 text"),
+    ],
+)
+def test_it_recognises_common_binary_formats(tmp_path, content, what):
+    assert f"the file is {what}, not a comma-separated text file" in refusal(write(tmp_path, content))
+
+
+def test_it_refuses_a_zip_archive_saved_as_csv(tmp_path):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("submission.csv", "id,label\n1,a\n")
+    assert "a ZIP archive" in refusal(write(tmp_path, buffer.getvalue()))
+
+
+def test_it_refuses_a_nul_byte_in_the_header_as_binary(tmp_path):
+    message = refusal(write(tmp_path, b"id,lab\x00el\n1,a\n"))
+    assert message.startswith("the header line holds a NUL byte at byte offset 6; the file looks binary")
+
+
+def test_it_refuses_utf16_without_a_byte_order_mark(tmp_path):
+    assert "looks binary or UTF-16" in refusal(write(tmp_path, "id,label\n1,a\n".encode("utf-16-le")))
+
+
+def test_a_nul_byte_inside_a_value_is_left_to_the_grader_as_mlebench_does(tmp_path):
+    path = write(tmp_path, b"id,label\n1,a\x00b\n2,c\n")
+    frame = read_submission(path, **LIMITS)
+    pd.testing.assert_frame_equal(frame, mlebench_read(path))
+    assert frame["label"].tolist() == ["a\x00b", "c"]
+
+
+def test_it_refuses_a_line_of_ten_megabytes_while_reading_it_in_small_pieces(tmp_path):
+    path = write(tmp_path, b"id,label\n1," + b"x" * 10_000_000 + b"\n2,b\n")
+    tracemalloc.start()
+    try:
+        message = refusal(path, max_line_bytes=1 * MiB)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert message.startswith("line 2 is 9.5 MiB long, over the 1.0 MiB limit on one line")
+    assert peak < 4 * MiB  # streamed: never the whole 10 MB line in memory
+
+
+def test_it_refuses_a_long_last_line_without_a_line_break(tmp_path):
+    message = refusal(write(tmp_path, b"id,label\n1," + b"x" * 3000), max_line_bytes=1000)
+    assert message.startswith("line 2 is 2.9 KiB long")
+
+
+def test_it_accepts_lines_up_to_the_limit(tmp_path):
+    path = write(tmp_path, b"id,label\n1," + b"x" * 998 + b"\n")
+    assert read_submission(path, max_bytes=64 * MiB, max_line_bytes=1000)["label"].str.len().tolist() == [998]
+
+
+def test_it_refuses_a_one_gigabyte_file_before_reading_any_of_it(tmp_path):
+    path = tmp_path / "submission.csv"
+    with path.open("wb") as f:
+        f.truncate(1024 * MiB)  # sparse: takes no disk space and no time to write
+    tracemalloc.start()
+    started = time.perf_counter()
+    try:
+        message = refusal(path, max_bytes=64 * MiB)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert message.startswith("the file is 1.0 GiB, over the 64.0 MiB limit for this competition")
+    assert peak < 1 * MiB
+    assert time.perf_counter() - started < 1.0
+
+
+def test_a_one_gigabyte_file_under_a_generous_cap_is_still_refused_from_its_first_chunk(tmp_path):
+    path = tmp_path / "submission.csv"
+    with path.open("wb") as f:
+        f.truncate(1024 * MiB)
+    tracemalloc.start()
+    try:
+        message = refusal(path, max_bytes=2048 * MiB)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert message.startswith("the header line holds a NUL byte at byte offset 0")
+    assert peak < 4 * MiB
+
+
+def test_a_gigabyte_long_line_is_refused_without_reading_it_to_the_end(tmp_path):
+    path = tmp_path / "submission.csv"
+    with path.open("wb") as f:
+        f.write(b"id,label\n1,")
+        f.write(b"x" * (40 * MiB))
+    tracemalloc.start()
+    try:
+        message = refusal(path, max_line_bytes=1 * MiB)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert message.startswith("line 2 is more than 17.0 MiB long, over the 1.0 MiB limit")
+    assert peak < 4 * MiB
+
+
+def test_it_refuses_a_symbolic_link_even_to_a_good_csv(tmp_path):
+    target = write(tmp_path, "id,label\n1,cat\n", name="answers.csv")
+    link = tmp_path / "submission.csv"
+    link.symlink_to(target)
+    assert refusal(link) == "the submission is a symbolic link; include the file itself"
+
+
+def test_it_refuses_a_file_that_cannot_be_opened(tmp_path):
+    assert "cannot be read" in refusal(tmp_path / "nowhere.csv")
+
+
+# --- limits ----------------------------------------------------------------------------------------
+
+
+def test_limits_grow_with_the_answers_file_above_their_floors():
+    assert limits_for_answers(answers_bytes=1000) == csvio.ReadLimits(64 * MiB, 1 * MiB)
+    big = limits_for_answers(answers_bytes=90 * MiB, answers_longest_line=2 * MiB)
+    assert big == csvio.ReadLimits(max_bytes=1800 * MiB, max_line_bytes=40 * MiB)
+
+
+def test_longest_line_is_measured_across_chunk_boundaries(tmp_path, monkeypatch):
+    monkeypatch.setattr(textscan, "_CHUNK", 3)
+    path = write(tmp_path, b"ab\nabcdefg\n\nabcd")
+    assert longest_line_bytes(path) == 7
