@@ -3,6 +3,7 @@
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.urls import Resolver404
 
 from portal.api.exception_handler import json_error_response
 from portal.celery import app as celery_app
@@ -49,7 +50,9 @@ def _wants_json(request: HttpRequest) -> bool:
 def page_not_found(request: HttpRequest, exception=None) -> HttpResponse:
     if _wants_json(request):
         return json_error_response(404, "not_found", f"No API endpoint at {request.path}; see /api/docs/.")
-    return render(request, "errors/404.html", {"message": str(exception or "")}, status=404)
+    # A URL that matched nothing says so without echoing the path; our own 404s carry a message for people.
+    message = "" if isinstance(exception, Resolver404) or not exception else str(exception)
+    return render(request, "errors/404.html", {"message": message}, status=404)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

@@ -169,3 +169,16 @@ def page(live_server):
             context.close()
             browser.close()
     os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+
+
+@pytest.fixture(autouse=True)
+def private_storage(settings, tmp_path):
+    """Each test gets its own private storage folder, so what one leaves behind another cannot see."""
+    root = tmp_path / "private"
+    settings.PRIVATE_ROOT = root
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "private": {"BACKEND": "django.core.files.storage.FileSystemStorage",
+                    "OPTIONS": {"location": root, "base_url": None}},
+    }
+    return root

@@ -1,4 +1,4 @@
-"""The simulated agent, graded by the real graders: quality 1 is perfect, less is worse, defects are invalid."""
+"""The simulated agent under the real graders: quality 1 is perfect, less is worse, defects are invalid."""
 
 import json
 from pathlib import Path
@@ -16,7 +16,9 @@ LOW = (DATA / "splits" / "low.txt").read_text().split()
 
 
 def graded(competition_id: str, answers: pd.DataFrame, quality: float, *, seed: int = 1) -> float:
-    submission = simulate_submission(competition_id=competition_id, answers=answers, quality=quality, seed=seed)
+    submission = simulate_submission(
+        competition_id=competition_id, answers=answers, quality=quality, seed=seed
+    )
     return grade(competition_id=competition_id, submission=submission, answers=answers)
 
 
@@ -47,18 +49,25 @@ def test_scores_move_monotonically_with_quality(competition_id, small_answers):
 def test_a_written_submission_grades_like_the_frame(tmp_path, small_answers):
     for competition_id in ("text-normalization-challenge-russian-language", "dog-breed-identification"):
         answers = small_answers[competition_id]
-        path = write_submission(competition_id=competition_id, answers=answers, quality=0.7, seed=3,
-                                path=tmp_path / competition_id / "submission.csv")
+        path = write_submission(
+            competition_id=competition_id,
+            answers=answers,
+            quality=0.7,
+            seed=3,
+            path=tmp_path / competition_id / "submission.csv",
+        )
         from_file = grade(competition_id=competition_id, submission=pd.read_csv(path), answers=answers)
         assert from_file == pytest.approx(graded(competition_id, answers, 0.7, seed=3), abs=2e-5)
 
 
 def test_the_submission_has_the_public_format_and_is_deterministic(small_answers):
     answers = small_answers["ranzcr-clip-catheter-line-classification"]
-    first = simulate_submission(competition_id="ranzcr-clip-catheter-line-classification", answers=answers,
-                                quality=0.5, seed=9)
-    again = simulate_submission(competition_id="ranzcr-clip-catheter-line-classification", answers=answers,
-                                quality=0.5, seed=9)
+    first = simulate_submission(
+        competition_id="ranzcr-clip-catheter-line-classification", answers=answers, quality=0.5, seed=9
+    )
+    again = simulate_submission(
+        competition_id="ranzcr-clip-catheter-line-classification", answers=answers, quality=0.5, seed=9
+    )
     assert len(first.columns) == 10 and "PatientID" not in first.columns
     pd.testing.assert_frame_equal(first, again)
     assert first.drop(columns="StudyInstanceUID").stack().between(0, 1).all()
@@ -68,7 +77,9 @@ def test_the_submission_has_the_public_format_and_is_deterministic(small_answers
 
 def test_probability_rows_still_sum_to_one(small_answers):
     answers = small_answers["leaf-classification"]
-    submission = simulate_submission(competition_id="leaf-classification", answers=answers, quality=0.4, seed=2)
+    submission = simulate_submission(
+        competition_id="leaf-classification", answers=answers, quality=0.4, seed=2
+    )
     assert np.allclose(submission.drop(columns="id").sum(axis=1), 1.0, atol=1e-9)
 
 
@@ -76,24 +87,31 @@ def test_probability_rows_still_sum_to_one(small_answers):
 @pytest.mark.parametrize("defect", [Defect.MISSING_ROWS, Defect.WRONG_COLUMNS, Defect.EMPTY])
 def test_structural_defects_make_any_submission_invalid(competition_id, defect, small_answers):
     answers = small_answers[competition_id]
-    submission = simulate_submission(competition_id=competition_id, answers=answers, quality=0.9, seed=1,
-                                     defects=[defect])
+    submission = simulate_submission(
+        competition_id=competition_id, answers=answers, quality=0.9, seed=1, defects=[defect]
+    )
     with pytest.raises(InvalidSubmission):
         grade(competition_id=competition_id, submission=submission, answers=answers)
 
 
-@pytest.mark.parametrize("competition_id,defect", [
-    ("aerial-cactus-identification", Defect.NAN_VALUES),
-    ("aerial-cactus-identification", Defect.OUT_OF_RANGE),
-    ("aerial-cactus-identification", Defect.DUPLICATE_IDS),
-    ("spooky-author-identification", Defect.OUT_OF_RANGE),
-    ("nomad2018-predict-transparent-conductors", Defect.OUT_OF_RANGE),
-    ("new-york-city-taxi-fare-prediction", Defect.NAN_VALUES),
-    ("jigsaw-toxic-comment-classification-challenge", Defect.DUPLICATE_IDS),
-])
-def test_value_defects_make_a_submission_invalid_where_the_rules_say_so(competition_id, defect, small_answers):
+@pytest.mark.parametrize(
+    "competition_id,defect",
+    [
+        ("aerial-cactus-identification", Defect.NAN_VALUES),
+        ("aerial-cactus-identification", Defect.OUT_OF_RANGE),
+        ("aerial-cactus-identification", Defect.DUPLICATE_IDS),
+        ("spooky-author-identification", Defect.OUT_OF_RANGE),
+        ("nomad2018-predict-transparent-conductors", Defect.OUT_OF_RANGE),
+        ("new-york-city-taxi-fare-prediction", Defect.NAN_VALUES),
+        ("jigsaw-toxic-comment-classification-challenge", Defect.DUPLICATE_IDS),
+    ],
+)
+def test_value_defects_make_a_submission_invalid_where_the_rules_say_so(
+    competition_id, defect, small_answers
+):
     answers = small_answers[competition_id]
-    submission = simulate_submission(competition_id=competition_id, answers=answers, quality=0.9, seed=1,
-                                     defects=[defect])
+    submission = simulate_submission(
+        competition_id=competition_id, answers=answers, quality=0.9, seed=1, defects=[defect]
+    )
     with pytest.raises(InvalidSubmission):
         grade(competition_id=competition_id, submission=submission, answers=answers)

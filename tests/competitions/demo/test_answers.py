@@ -17,10 +17,22 @@ COMPETITIONS = {c["id"]: c for c in json.loads((DATA / "competitions.json").read
 LOW = (DATA / "splits" / "low.txt").read_text().split()
 
 FOREST = (
-    ["Id", "Elevation", "Aspect", "Slope", "Horizontal_Distance_To_Hydrology", "Vertical_Distance_To_Hydrology",
-     "Horizontal_Distance_To_Roadways", "Hillshade_9am", "Hillshade_Noon", "Hillshade_3pm",
-     "Horizontal_Distance_To_Fire_Points"]
-    + [f"Wilderness_Area{i}" for i in range(1, 5)] + [f"Soil_Type{i}" for i in range(1, 41)] + ["Cover_Type"]
+    [
+        "Id",
+        "Elevation",
+        "Aspect",
+        "Slope",
+        "Horizontal_Distance_To_Hydrology",
+        "Vertical_Distance_To_Hydrology",
+        "Horizontal_Distance_To_Roadways",
+        "Hillshade_9am",
+        "Hillshade_Noon",
+        "Hillshade_3pm",
+        "Horizontal_Distance_To_Fire_Points",
+    ]
+    + [f"Wilderness_Area{i}" for i in range(1, 5)]
+    + [f"Soil_Type{i}" for i in range(1, 41)]
+    + ["Cover_Type"]
 )
 # The answers files' headers, as MLE-bench's prepare scripts write them.
 ANSWERS_COLUMNS = {
@@ -35,13 +47,31 @@ ANSWERS_COLUMNS = {
     "leaf-classification": ["id", *LEAF_SPECIES],
     "mlsp-2013-birds": ["Id", "Probability"],
     "new-york-city-taxi-fare-prediction": [
-        "key", "fare_amount", "pickup_datetime", "pickup_longitude", "pickup_latitude", "dropoff_longitude",
-        "dropoff_latitude", "passenger_count"],
+        "key",
+        "fare_amount",
+        "pickup_datetime",
+        "pickup_longitude",
+        "pickup_latitude",
+        "dropoff_longitude",
+        "dropoff_latitude",
+        "passenger_count",
+    ],
     "nomad2018-predict-transparent-conductors": [
-        "id", "spacegroup", "number_of_total_atoms", "percent_atom_al", "percent_atom_ga", "percent_atom_in",
-        "lattice_vector_1_ang", "lattice_vector_2_ang", "lattice_vector_3_ang", "lattice_angle_alpha_degree",
-        "lattice_angle_beta_degree", "lattice_angle_gamma_degree", "formation_energy_ev_natom",
-        "bandgap_energy_ev"],
+        "id",
+        "spacegroup",
+        "number_of_total_atoms",
+        "percent_atom_al",
+        "percent_atom_ga",
+        "percent_atom_in",
+        "lattice_vector_1_ang",
+        "lattice_vector_2_ang",
+        "lattice_vector_3_ang",
+        "lattice_angle_alpha_degree",
+        "lattice_angle_beta_degree",
+        "lattice_angle_gamma_degree",
+        "formation_energy_ev_natom",
+        "bandgap_energy_ev",
+    ],
     "plant-pathology-2020-fgvc7": ["image_id", "healthy", "multiple_diseases", "rust", "scab"],
     "random-acts-of-pizza": ["request_id", "requester_received_pizza"],
     "ranzcr-clip-catheter-line-classification": ["StudyInstanceUID", *RANZCR_LABELS, "PatientID"],
@@ -95,8 +125,10 @@ def test_small_answers_have_the_real_columns_and_the_asked_rows(competition_id):
 
 @pytest.mark.parametrize("competition_id", LOW)
 def test_full_size_is_the_real_answers_row_count(competition_id):
-    assert expected_rows(competition_id=competition_id, size="full") == COMPETITIONS[competition_id][
-        "answers_rows_estimate"]
+    assert (
+        expected_rows(competition_id=competition_id, size="full")
+        == COMPETITIONS[competition_id]["answers_rows_estimate"]
+    )
 
 
 @pytest.mark.parametrize(
@@ -126,7 +158,9 @@ def test_denoising_ids_cover_whole_images_row_by_row():
 
 
 def test_special_formats():
-    jigsaw = generate_answers(competition_id="jigsaw-toxic-comment-classification-challenge", size=400, seed=1)
+    jigsaw = generate_answers(
+        competition_id="jigsaw-toxic-comment-classification-challenge", size=400, seed=1
+    )
     labels = jigsaw.answers[list(JIGSAW_LABELS)]
     unscored = (labels == -1).all(axis=1)
     assert 0.4 < unscored.mean() < 0.75 and ((labels == -1).any(axis=1) == unscored).all()
@@ -136,12 +170,17 @@ def test_special_formats():
     mlsp = generate_answers(competition_id="mlsp-2013-birds", size="full", seed=1).answers
     assert sorted(set(mlsp["Id"] % 100)) == list(range(19)) and mlsp["Id"].nunique() == 64 * 19
 
-    russian = generate_answers(competition_id="text-normalization-challenge-russian-language", size=500, seed=1)
+    russian = generate_answers(
+        competition_id="text-normalization-challenge-russian-language", size=500, seed=1
+    )
     assert russian.answers["after"].str.contains("[а-я]").mean() > 0.3
     assert (russian.sample_submission["after"] != russian.answers["after"]).any()
 
-    for competition_id, classes in (("dog-breed-identification", 120), ("leaf-classification", 99),
-                                    ("spooky-author-identification", 3)):
+    for competition_id, classes in (
+        ("dog-breed-identification", 120),
+        ("leaf-classification", 99),
+        ("spooky-author-identification", 3),
+    ):
         answers = generate_answers(competition_id=competition_id, size="small", seed=1).answers
         onehot = answers.drop(columns="id")
         assert onehot.shape[1] == classes and (onehot.sum(axis=1) == 1).all()
@@ -165,7 +204,10 @@ def test_frames_are_what_read_csv_gives_back(competition_id, tmp_path):
 
 
 def test_answers_are_deterministic_by_seed():
-    for competition_id in ("ranzcr-clip-catheter-line-classification", "text-normalization-challenge-english-language"):
+    for competition_id in (
+        "ranzcr-clip-catheter-line-classification",
+        "text-normalization-challenge-english-language",
+    ):
         first = generate_answers(competition_id=competition_id, size="small", seed=7)
         again = generate_answers(competition_id=competition_id, size="small", seed=7)
         other = generate_answers(competition_id=competition_id, size="small", seed=8)
@@ -175,7 +217,9 @@ def test_answers_are_deterministic_by_seed():
 
 
 def test_text_normalization_answers_are_quoted_like_mlebench(tmp_path):
-    data = generate_answers(competition_id="text-normalization-challenge-english-language", size="small", seed=0)
+    data = generate_answers(
+        competition_id="text-normalization-challenge-english-language", size="small", seed=0
+    )
     path = tmp_path / "answers.csv"
     write_csv(data.answers, path, quoting=data.spec.csv_quoting)
     lines = path.read_text().splitlines()

@@ -10,14 +10,18 @@ from competitions.demo.csvio import write_csv
 
 def mixed_frame(rows: int) -> pd.DataFrame:
     rng = np.random.default_rng(0)
-    return pd.DataFrame({
-        "id": [f"row_{i}" for i in range(rows)],
-        "count": rng.integers(-50, 5000, rows),
-        "level": rng.integers(0, 256, rows) / 255,
-        "flag": rng.random(rows) < 0.5,
-        "text": rng.choice(np.array(['plain', 'with, comma', 'say "hi"', 'ёлка', 'two\nlines'], dtype=object), rows),
-        "maybe": np.where(rng.random(rows) < 0.2, np.nan, rng.integers(0, 9, rows) / 4),
-    })
+    return pd.DataFrame(
+        {
+            "id": [f"row_{i}" for i in range(rows)],
+            "count": rng.integers(-50, 5000, rows),
+            "level": rng.integers(0, 256, rows) / 255,
+            "flag": rng.random(rows) < 0.5,
+            "text": rng.choice(
+                np.array(["plain", "with, comma", 'say "hi"', "ёлка", "two\nlines"], dtype=object), rows
+            ),
+            "maybe": np.where(rng.random(rows) < 0.2, np.nan, rng.integers(0, 9, rows) / 4),
+        }
+    )
 
 
 @pytest.mark.parametrize("quoting", ["minimal", "nonnumeric"])
@@ -33,11 +37,13 @@ def test_it_writes_the_bytes_pandas_writes(tmp_path, quoting):
 def test_high_cardinality_floats_read_back_to_the_same_values(tmp_path, monkeypatch):
     monkeypatch.setattr(csvio, "_MAX_LOOKUP", 10)
     rng = np.random.default_rng(1)
-    frame = pd.DataFrame({
-        "a": np.round(rng.normal(0, 300, 5000), 6),
-        "b": rng.random(5000),
-        "c": np.round(rng.random(5000) - 0.5, 2),
-    })
+    frame = pd.DataFrame(
+        {
+            "a": np.round(rng.normal(0, 300, 5000), 6),
+            "b": rng.random(5000),
+            "c": np.round(rng.random(5000) - 0.5, 2),
+        }
+    )
     write_csv(frame, tmp_path / "fast.csv", fast_min_rows=0)
     back = pd.read_csv(tmp_path / "fast.csv")
     assert np.array_equal(back["a"], frame["a"]) and np.array_equal(back["c"], frame["c"])
