@@ -170,7 +170,7 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Files. Public media may be served; private files (answers, bundles) never are.
 MEDIA_ROOT = DATA_DIR / "media"
 MEDIA_URL = "/media/"
-PRIVATE_ROOT = DATA_DIR / "private"
+PRIVATE_ROOT = Path(env_str("PORTAL_PRIVATE_ROOT", str(DATA_DIR / "private")))
 STATIC_URL = "/static/"
 STATIC_ROOT = DATA_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
@@ -250,6 +250,14 @@ if EMAIL_HOST:
             },
         }
     }
+elif env_str("EMAIL_FILE_PATH"):
+    # One file per message in a folder: lets separate processes (a worker under test) show what they sent.
+    MAILERS = {
+        "default": {
+            "BACKEND": "django.core.mail.backends.filebased.EmailBackend",
+            "OPTIONS": {"file_path": env_str("EMAIL_FILE_PATH")},
+        }
+    }
 else:
     MAILERS = {"default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}}
 del EMAIL_HOST  # read into MAILERS; the old-style setting is deprecated
@@ -277,6 +285,29 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+}
+
+# Bundles and grading
+BUNDLE_MAX_BYTES = env_int("BUNDLE_MAX_BYTES", 4 * 1024**3, minimum=1024)
+BUNDLE_MAX_FILES = env_int("BUNDLE_MAX_FILES", 20000, minimum=1)
+BUNDLE_MAX_UNPACKED_BYTES = env_int("BUNDLE_MAX_UNPACKED_BYTES", 16 * 1024**3, minimum=1024)
+BUNDLE_MAX_SUBMISSION_BYTES = env_int("BUNDLE_MAX_SUBMISSION_BYTES", 512 * 1024**2, minimum=1024)
+SUBMISSION_DAILY_QUOTA = env_int("SUBMISSION_DAILY_QUOTA", 10, minimum=0)
+GRADING_SOFT_TIME_LIMIT = env_int("GRADING_SOFT_TIME_LIMIT", 600, minimum=1)
+GRADING_HARD_TIME_LIMIT = env_int("GRADING_HARD_TIME_LIMIT", 660, minimum=2)
+SUBMISSION_DEADLINE_MINUTES = env_int("SUBMISSION_DEADLINE_MINUTES", 360, minimum=1)
+# Uploads stream to disk beside the private files (so keeping one is a rename, not a copy).
+FILE_UPLOAD_TEMP_DIR = DATA_DIR / "uploads-in-progress"
+FILE_UPLOAD_TEMP_DIR.mkdir(parents=True, exist_ok=True)
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024**2
+FILE_UPLOAD_HANDLERS = [
+    "grading.uploads.BundleSizeLimit",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
+FILE_UPLOAD_PERMISSIONS = 0o640
+CELERY_BEAT_SCHEDULE = {
+    "grading-watchdog": {"task": "grading.tasks.watchdog", "schedule": env_int("WATCHDOG_SECONDS", 60, minimum=5)},
 }
 
 LANGUAGE_CODE = "en-us"

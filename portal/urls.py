@@ -8,6 +8,7 @@ from portal.api.apis import MeApi
 api_v1 = [
     path("me/", MeApi.as_view(), name="api_me"),
     path("", include("competitions.api_urls")),
+    path("", include("grading.api_urls")),
 ]
 
 urlpatterns = [

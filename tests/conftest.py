@@ -65,7 +65,7 @@ def bob_api(bob):
 # --- a real Celery worker process, talking to the test database through Redis ----------------
 
 
-def _worker_env() -> dict:
+def _worker_env(extra: dict | None = None) -> dict:
     db = settings.DATABASES["default"]
     if db["ENGINE"] != "django.db.backends.postgresql":
         pytest.skip("worker tests need DATABASE_URL to name PostgreSQL (scripts/test sets it)")
@@ -76,18 +76,20 @@ def _worker_env() -> dict:
     env = dict(os.environ)
     env["DATABASE_URL"] = f"postgresql://{user}{password}@{host}:{port}/{db['NAME']}"
     env["PYTHONUNBUFFERED"] = "1"
+    env["PORTAL_PRIVATE_ROOT"] = str(settings.PRIVATE_ROOT)
+    env.update(extra or {})
     return env
 
 
 class WorkerProcess:
-    def __init__(self, *, queues: str = "default,grading", concurrency: int = 1):
+    def __init__(self, *, queues: str = "default,grading", concurrency: int = 1, env: dict | None = None):
         self.name = f"test-{uuid.uuid4().hex[:8]}@%h"
         self.log = Path(settings.DATA_DIR) / f"worker-{uuid.uuid4().hex[:8]}.log"
         command = [sys.executable, "-m", "celery", "-A", "portal", "worker", "-Q", queues, "-c", str(concurrency),
                    "-n", self.name, "--without-gossip", "--without-mingle", "--loglevel", "INFO"]
         self._log_file = self.log.open("wb")
-        self.process = subprocess.Popen(command, cwd=REPO, env=_worker_env(), stdout=self._log_file,
-                                        stderr=subprocess.STDOUT, start_new_session=True)
+        self.process = subprocess.Popen(command, cwd=REPO, stdout=self._log_file,
+                                        stderr=subprocess.STDOUT, start_new_session=True, env=_worker_env(env))
 
     def wait_ready(self, timeout: float = 60) -> None:
         from portal.tasks import ping
@@ -117,17 +119,36 @@ class WorkerProcess:
 
 
 @pytest.fixture
-def celery_worker(transactional_db):
-    """Start a worker process against the test database; stop it after the test."""
+def mail_dir(tmp_path) -> Path:
+    folder = tmp_path / "mail"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def start_worker(transactional_db, mail_dir):
+    """Start worker processes against the test database (and this test's private storage); stop them after."""
     import redis
 
     redis.Redis.from_url(settings.REDIS_URL).flushdb()
-    worker = WorkerProcess()
-    try:
+    started: list[WorkerProcess] = []
+
+    def start(**env) -> WorkerProcess:
+        worker = WorkerProcess(env={"EMAIL_FILE_PATH": str(mail_dir), **env})
+        started.append(worker)
         worker.wait_ready()
-        yield worker
+        return worker
+
+    try:
+        yield start
     finally:
-        worker.kill()
+        for worker in started:
+            worker.kill()
+
+
+@pytest.fixture
+def celery_worker(start_worker):
+    return start_worker()
 
 
 # --- a real browser: Debian's Chromium driven by Playwright ----------------------------------

@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.http import Http404
 
 from competitions.selectors import NotGradable, competition_get
-from grading.services import grade_file
+from grading.services.grade_file import grade_file
 
 
 class Command(BaseCommand):

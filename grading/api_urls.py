@@ -1,0 +1,13 @@
+from django.urls import path
+
+from grading import apis
+
+urlpatterns = [
+    path("submissions/", apis.SubmissionListCreateApi.as_view(), name="api_submissions"),
+    path("submissions/regrade-all/", apis.SubmissionRegradeAllApi.as_view(), name="api_submissions_regrade_all"),
+    path("submissions/<int:submission_id>/", apis.SubmissionDetailApi.as_view(), name="api_submission"),
+    path("submissions/<int:submission_id>/results/", apis.SubmissionResultsApi.as_view(), name="api_submission_results"),
+    path("submissions/<int:submission_id>/grading-report/", apis.SubmissionGradingReportApi.as_view(),
+         name="api_submission_grading_report"),
+    path("submissions/<int:submission_id>/regrade/", apis.SubmissionRegradeApi.as_view(), name="api_submission_regrade"),
+]

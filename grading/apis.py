@@ -1,0 +1,194 @@
+"""Submissions API (SPEC §6): upload a bundle, follow it, read results and the server's grading report."""
+
+from django.conf import settings
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.parsers import MultiPartParser
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from grading import selectors
+from grading.bundles.errors import BundleError
+from grading.bundles.seeds import RULE_TEXT
+from grading.models import Submission
+from grading.services.intake import submission_create
+from grading.services.regrade import submission_regrade, submissions_regrade_all
+from grading.services.submissions import SubmissionRefused
+from portal.accounts.models import Team
+from portal.accounts.selectors import is_maintainer, teams_for_user
+from portal.api.exception_handler import ApiError
+
+
+def _too_large() -> ApiError:
+    return ApiError(status_code=413, code="too_large",
+                    message=f"The bundle is larger than the limit of {settings.BUNDLE_MAX_BYTES} bytes.")
+
+
+class FlagSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    code = serializers.CharField()
+    severity = serializers.CharField()
+    tiers = serializers.ListField(child=serializers.CharField())
+    message = serializers.CharField()
+    evidence = serializers.JSONField()
+    resolution = serializers.CharField()
+
+
+class SubmissionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    team = serializers.CharField(source="team.name")
+    status = serializers.CharField()
+    status_reason = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    manifest = serializers.JSONField()
+    report_only = serializers.BooleanField()
+    progress = serializers.SerializerMethodField()
+    flags = serializers.SerializerMethodField()
+    aggregates = serializers.SerializerMethodField()
+    aggregation_version = serializers.CharField()
+    comparable = serializers.BooleanField()
+    seed_rule = serializers.SerializerMethodField()
+    url = serializers.SerializerMethodField()
+
+    def get_progress(self, obj: Submission) -> dict:
+        return {"done": obj.progress_done, "total": obj.progress_total}
+
+    def get_flags(self, obj: Submission) -> list:
+        return FlagSerializer(obj.flags.all(), many=True).data
+
+    def get_aggregates(self, obj: Submission) -> dict:
+        return selectors.submission_aggregates(obj)
+
+    def get_seed_rule(self, obj: Submission) -> str:
+        return RULE_TEXT
+
+    def get_url(self, obj: Submission) -> str:
+        request = self.context.get("request")
+        path = f"/api/v1/submissions/{obj.pk}/"
+        return request.build_absolute_uri(path) if request else path
+
+
+def _team_for_upload(request: Request) -> Team:
+    token = request.auth if hasattr(request.auth, "team") else None
+    if token is not None:
+        return token.team
+    teams = teams_for_user(user=request.user)
+    wanted = request.query_params.get("team")
+    if wanted:
+        team = teams.filter(pk=wanted).first() if wanted.isdigit() else None
+        if team is None:
+            raise ApiError(status_code=400, code="invalid", message=f"team={wanted!r} is not one of your teams' ids.")
+        return team
+    if teams.count() != 1:
+        raise ApiError(status_code=400, code="team_required",
+                       message="Say which team submits: use a token of that team, or ?team=<id>.")
+    return teams.get()
+
+
+class SubmissionListCreateApi(APIView):
+    parser_classes = [MultiPartParser]
+
+    @extend_schema(responses=SubmissionSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        token = request.auth if hasattr(request.auth, "team") else None
+        queryset = selectors.submissions_of_teams(user=request.user)
+        if token is not None:
+            queryset = queryset.filter(team=token.team)
+        return Response(SubmissionSerializer(queryset.prefetch_related("flags", "aggregates")[:200], many=True,
+                                             context={"request": request}).data)
+
+    @extend_schema(
+        request={"multipart/form-data": inline_serializer("BundleUpload", {"bundle": serializers.FileField()})},
+        responses={202: inline_serializer("SubmissionAccepted", {"id": serializers.IntegerField(),
+                                                                 "status": serializers.CharField(),
+                                                                 "url": serializers.CharField()}),
+                   400: OpenApiResponse(description="bad bundle"), 413: OpenApiResponse(description="too large"),
+                   429: OpenApiResponse(description="over the daily quota")},
+    )
+    def post(self, request: Request) -> Response:
+        length = request.META.get("CONTENT_LENGTH")
+        if length and length.isdigit() and int(length) > settings.BUNDLE_MAX_BYTES + 1024 * 1024:
+            raise _too_large()
+        team = _team_for_upload(request)
+        upload = request.FILES.get("bundle")
+        if getattr(request._request, "bundle_too_large", False):
+            raise _too_large()
+        if upload is None:
+            raise ApiError(status_code=400, code="bundle_required",
+                           message="Send the bundle as the multipart/form-data field 'bundle'.")
+        try:
+            submission = submission_create(team=team, user=request.user, upload=upload)
+        except BundleError as exc:
+            raise ApiError(status_code=400, code=exc.code, message=exc.message, details=exc.details) from None
+        except SubmissionRefused as exc:
+            raise ApiError(status_code=exc.status, code=exc.code, message=exc.message, details=exc.details) from None
+        url = request.build_absolute_uri(f"/api/v1/submissions/{submission.pk}/")
+        return Response({"id": submission.pk, "status": submission.status, "url": url}, status=status.HTTP_202_ACCEPTED)
+
+
+class SubmissionDetailApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=SubmissionSerializer)
+    def get(self, request: Request, submission_id: int) -> Response:
+        submission = selectors.submission_get(user=request.user, submission_id=submission_id)
+        return Response(SubmissionSerializer(submission, context={"request": request}).data)
+
+
+class SubmissionResultsApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=inline_serializer("RunResult", {
+        "competition_id": serializers.CharField(), "seed": serializers.IntegerField(),
+        "run_group": serializers.CharField(), "run_id": serializers.CharField(),
+        "claimed": serializers.JSONField(), "regraded": serializers.JSONField(),
+        "status": serializers.CharField(), "grader_version": serializers.CharField()}, many=True))
+    def get(self, request: Request, submission_id: int) -> Response:
+        submission = selectors.submission_get(user=request.user, submission_id=submission_id)
+        rows = [
+            {"competition_id": run.competition.slug, "seed": run.seed, "run_group": run.run_group, "run_id": run.run_id,
+             "claimed": run.claimed, "regraded": run.regraded, "status": run.status, "grader_version": run.grader_version}
+            for run in selectors.submission_runs(submission)
+        ]
+        return Response({"submission_id": submission.pk, "results": rows})
+
+
+class SubmissionGradingReportApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=OpenApiResponse(description="MLE-bench grading report JSON"))
+    def get(self, request: Request, submission_id: int) -> Response:
+        submission = selectors.submission_get(user=request.user, submission_id=submission_id)
+        response = Response(selectors.submission_grading_report(submission))
+        response["Content-Disposition"] = f'inline; filename="submission-{submission.pk}_grading_report.json"'
+        return response
+
+
+class MaintainerOnly(IsAuthenticated):
+    message = "Only maintainers can do this."
+
+    def has_permission(self, request, view) -> bool:
+        return super().has_permission(request, view) and is_maintainer(request.user)
+
+
+class SubmissionRegradeApi(APIView):
+    permission_classes = [MaintainerOnly]
+
+    @extend_schema(request=None, responses={202: OpenApiResponse(description="queued")})
+    def post(self, request: Request, submission_id: int) -> Response:
+        submission = selectors.submission_get(user=request.user, submission_id=submission_id)
+        if not submission_regrade(submission_id=submission.pk):
+            raise ApiError(status_code=409, code="not_regradable",
+                           message=f"Submission {submission.pk} is {submission.status}; only in_review, published or "
+                                   "failed submissions can be re-graded.")
+        return Response({"id": submission.pk, "status": "grading"}, status=status.HTTP_202_ACCEPTED)
+
+
+class SubmissionRegradeAllApi(APIView):
+    permission_classes = [MaintainerOnly]
+
+    @extend_schema(request=None, responses={202: OpenApiResponse(description="queued")})
+    def post(self, request: Request) -> Response:
+        return Response({"queued": submissions_regrade_all()}, status=status.HTTP_202_ACCEPTED)

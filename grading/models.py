@@ -1,0 +1,119 @@
+from django.conf import settings
+from django.db import models
+
+
+class Submission(models.Model):
+    """One uploaded run bundle (or hosted run) on its way to the board."""
+
+    class Status(models.TextChoices):
+        RECEIVED = "received"
+        VALIDATING = "validating"
+        GRADING = "grading"
+        CHECKING = "checking"
+        IN_REVIEW = "in_review"
+        PUBLISHED = "published"
+        REJECTED = "rejected"
+        FAILED = "failed"
+
+    FINAL_STATUSES = (Status.IN_REVIEW, Status.PUBLISHED, Status.REJECTED, Status.FAILED)
+    # Rejected and failed submissions do not count against the team's daily quota.
+    NOT_COUNTED = (Status.REJECTED, Status.FAILED)
+
+    team = models.ForeignKey("accounts.Team", on_delete=models.PROTECT, related_name="submissions")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    benchmark = models.ForeignKey("competitions.Benchmark", on_delete=models.PROTECT, related_name="submissions")
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.RECEIVED)
+    status_reason = models.TextField(blank=True)
+    status_changed_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    manifest = models.JSONField(default=dict, blank=True)
+    bundle_name = models.CharField(max_length=300, blank=True, help_text="Path of the archive in private storage")
+    bundle_bytes = models.PositiveBigIntegerField(default=0)
+    report_only = models.BooleanField(default=False)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    comparable = models.BooleanField(default=False)
+    aggregation_version = models.CharField(max_length=30, blank=True)
+    notified_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["team", "created_at"]), models.Index(fields=["status", "status_changed_at"])]
+
+    def __str__(self) -> str:
+        return f"submission {self.pk} ({self.status})"
+
+    @property
+    def split(self) -> str:
+        return (self.manifest.get("benchmark") or {}).get("split", "")
+
+
+class Run(models.Model):
+    """One (competition, seed) of a submission, graded by its own task."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        GRADING = "grading"
+        DONE = "done"
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="runs")
+    competition = models.ForeignKey("competitions.Competition", on_delete=models.PROTECT, related_name="+")
+    seed = models.PositiveIntegerField()
+    run_group = models.CharField(max_length=300)
+    run_id = models.CharField(max_length=300)
+    submission_file = models.CharField(max_length=500, blank=True, help_text="Path inside the bundle; empty: none")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    graded_at = models.DateTimeField(null=True, blank=True)
+    grader_version = models.CharField(max_length=40, blank=True)
+
+    claimed = models.JSONField(null=True, blank=True, help_text="The team's own report for this run")
+    regraded = models.JSONField(null=True, blank=True, help_text="The server's report (MLE-bench fields + reason)")
+    score = models.FloatField(null=True, blank=True)
+    valid_submission = models.BooleanField(default=False)
+    any_medal = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["competition__slug", "seed"]
+        constraints = [
+            models.UniqueConstraint(fields=["submission", "competition", "seed"], name="run_unique_seed"),
+            models.UniqueConstraint(fields=["submission", "run_group", "run_id"], name="run_unique_id"),
+        ]
+
+
+class TierAggregate(models.Model):
+    class Kind(models.TextChoices):
+        COMPLETE = "complete"
+        PADDED = "padded"
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="aggregates")
+    tier = models.CharField(max_length=10)
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    data = models.JSONField(null=True, help_text="SPEC's AGG, or null when no seed qualifies")
+    version = models.CharField(max_length=30)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["submission", "tier", "kind"], name="aggregate_unique")]
+
+
+class Flag(models.Model):
+    class Severity(models.TextChoices):
+        BLOCKING = "blocking"
+        WARNING = "warning"
+        INFO = "info"
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="flags")
+    code = models.CharField(max_length=40)
+    severity = models.CharField(max_length=8, choices=Severity.choices)
+    tiers = models.JSONField(default=list)
+    message = models.TextField()
+    evidence = models.JSONField(default=dict)
+    key = models.CharField(max_length=200, help_text="What the flag is about, unique per code (e.g. competition/seed)")
+    resolution = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["severity", "code", "key"]
+        constraints = [models.UniqueConstraint(fields=["submission", "code", "key"], name="flag_unique")]

@@ -1,0 +1,51 @@
+"""Re-grading on demand: after a grader fix or a new benchmark version, by a maintainer."""
+
+from django.db import transaction
+
+from grading.models import Flag, Run, Submission
+from grading.services.submissions import submission_transition
+
+S = Submission.Status
+REGRADABLE = (S.IN_REVIEW, S.PUBLISHED, S.FAILED)
+
+
+def submission_regrade(*, submission_id: int) -> bool:
+    """Grade every run of a submission again; False when it is not in a state that can be re-graded.
+
+    The team's claims and maintainers' decided flags stay; open flags and aggregates are made anew.
+    """
+    from grading.tasks import grade_run, validate_submission
+
+    with transaction.atomic():
+        has_runs = Run.objects.filter(submission_id=submission_id).exists()
+        if not has_runs:
+            # Nothing was validated (a failure before runs existed, or a report-only bundle): start over.
+            if not submission_transition(submission_id=submission_id, to=S.RECEIVED, expected=(S.FAILED,)):
+                return _report_only_regrade(submission_id)
+            transaction.on_commit(lambda: validate_submission.delay(submission_id))
+            return True
+        if not submission_transition(submission_id=submission_id, to=S.GRADING, expected=REGRADABLE,
+                                     reason="re-grading on a maintainer's request"):
+            return False
+        Run.objects.filter(submission_id=submission_id).update(status=Run.Status.PENDING, claimed_at=None)
+        Flag.objects.filter(submission_id=submission_id, resolution="").delete()
+        Submission.objects.filter(pk=submission_id).update(progress_done=0, notified_at=None, comparable=False)
+        ids = list(Run.objects.filter(submission_id=submission_id).values_list("pk", flat=True))
+        transaction.on_commit(lambda: [grade_run.delay(pk) for pk in ids])
+    return True
+
+
+def _report_only_regrade(submission_id: int) -> bool:
+    from grading.tasks import finish_submission
+
+    if submission_transition(submission_id=submission_id, to=S.GRADING, expected=(S.IN_REVIEW, S.PUBLISHED)):
+        submission_transition(submission_id=submission_id, to=S.CHECKING, expected=(S.GRADING,))
+        transaction.on_commit(lambda: finish_submission.delay(submission_id))
+        return True
+    return False
+
+
+def submissions_regrade_all() -> int:
+    """Re-grade every submission that has results; returns how many were queued."""
+    ids = Submission.objects.filter(status__in=REGRADABLE).values_list("pk", flat=True)
+    return sum(submission_regrade(submission_id=pk) for pk in list(ids))

@@ -1,0 +1,65 @@
+"""Submissions: status transitions, quota, where their files live."""
+
+import logging
+from datetime import timedelta
+from pathlib import Path
+
+from django.conf import settings
+from django.utils import timezone
+
+from grading.models import Submission
+from portal.accounts.models import Team
+
+logger = logging.getLogger(__name__)
+S = Submission.Status
+
+# Every legal move of the pipeline; anything else is refused.
+TRANSITIONS: dict[str, set[str]] = {
+    S.RECEIVED: {S.VALIDATING, S.REJECTED, S.FAILED},
+    S.VALIDATING: {S.GRADING, S.CHECKING, S.REJECTED, S.FAILED, S.RECEIVED},
+    S.GRADING: {S.CHECKING, S.FAILED},
+    S.CHECKING: {S.IN_REVIEW, S.PUBLISHED, S.FAILED},
+    S.IN_REVIEW: {S.PUBLISHED, S.GRADING, S.REJECTED},
+    S.PUBLISHED: {S.GRADING, S.IN_REVIEW},
+    S.REJECTED: set(),
+    S.FAILED: {S.GRADING, S.RECEIVED},
+}
+
+
+class IllegalTransition(Exception):
+    pass
+
+
+class SubmissionRefused(Exception):
+    """Refused at intake: status is the HTTP status to answer, code and message go to the client."""
+
+    def __init__(self, *, status: int, code: str, message: str, details: dict | None = None):
+        super().__init__(message)
+        self.status, self.code, self.message, self.details = status, code, message, details or {}
+
+
+def submission_transition(*, submission_id: int, to: str, reason: str = "", expected: tuple[str, ...] | None = None) -> bool:
+    """Move a submission to `to` if it is in one of `expected` (default: every status that may move there).
+
+    A conditional update: of two workers racing, one wins and the other gets False. An illegal move raises.
+    """
+    sources = expected or tuple(src for src, targets in TRANSITIONS.items() if to in targets)
+    illegal = [src for src in sources if to not in TRANSITIONS[src]]
+    if illegal:
+        raise IllegalTransition(f"a submission cannot go from {', '.join(illegal)} to {to}")
+    updated = Submission.objects.filter(pk=submission_id, status__in=sources).update(
+        status=to, status_reason=reason, status_changed_at=timezone.now()
+    )
+    if updated:
+        logger.info("submission %s -> %s%s", submission_id, to, f" ({reason})" if reason else "")
+    return bool(updated)
+
+
+def quota_used(*, team: Team) -> int:
+    since = timezone.now() - timedelta(days=1)
+    return Submission.objects.filter(team=team, created_at__gte=since).exclude(status__in=Submission.NOT_COUNTED).count()
+
+
+def submission_folder(submission: Submission) -> Path:
+    """The submission's own folder in private storage; everything of it lives below."""
+    return Path(settings.PRIVATE_ROOT) / "submissions" / str(submission.pk)

@@ -1,0 +1,116 @@
+"""Celery tasks of the pipeline. They take ids, claim work by conditional updates, and are safe to run twice."""
+
+import logging
+from datetime import timedelta
+
+from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.db import OperationalError, transaction
+from django.utils import timezone
+
+from grading.models import Run, Submission
+from grading.services import finish, pipeline
+
+logger = logging.getLogger(__name__)
+S = Submission.Status
+MAX_RUN_ATTEMPTS = 3
+# Database hiccups are passing failures: retry a few times, then give up with a reason.
+TRANSIENT = (OperationalError,)
+
+
+@shared_task(bind=True, autoretry_for=TRANSIENT, max_retries=3, retry_backoff=True)
+def validate_submission(self, submission_id: int) -> None:
+    try:
+        pipeline.submission_validate(submission_id=submission_id)
+    except TRANSIENT:
+        raise
+    except Exception as exc:
+        logger.exception("validating submission %s failed", submission_id)
+        pipeline.submission_fail(submission_id=submission_id, reason=f"The server failed while validating: {type(exc).__name__}.")
+
+
+@shared_task(
+    bind=True, autoretry_for=TRANSIENT, max_retries=3, retry_backoff=True,
+    soft_time_limit=settings.GRADING_SOFT_TIME_LIMIT, time_limit=settings.GRADING_HARD_TIME_LIMIT,
+)
+def grade_run(self, run_id: int) -> None:
+    try:
+        pipeline.run_grade(run_id=run_id)
+    except SoftTimeLimitExceeded:
+        _give_up_on_run(run_id, f"grading took longer than {settings.GRADING_SOFT_TIME_LIMIT} s and was stopped")
+    except TRANSIENT:
+        raise
+    except Exception as exc:
+        logger.exception("grading run %s failed", run_id)
+        run = Run.objects.filter(pk=run_id).first()
+        if run is not None:
+            pipeline.submission_fail(submission_id=run.submission_id,
+                                     reason=f"The server failed while grading {run.competition.slug} seed {run.seed}: "
+                                            f"{type(exc).__name__}: {exc}"[:500])
+
+
+def _give_up_on_run(run_id: int, reason: str) -> None:
+    run = Run.objects.select_related("competition").filter(pk=run_id).exclude(status=Run.Status.DONE).first()
+    if run is None:
+        return
+    report = pipeline._not_gradable_report(run, reason)
+    with transaction.atomic():
+        if Run.objects.filter(pk=run_id).exclude(status=Run.Status.DONE).update(
+            status=Run.Status.DONE, regraded=report, score=None, valid_submission=False, any_medal=False,
+            graded_at=timezone.now(),
+        ):
+            from django.db.models import F
+
+            Submission.objects.filter(pk=run.submission_id).update(progress_done=F("progress_done") + 1)
+    pipeline.submission_maybe_finish(submission_id=run.submission_id)
+
+
+@shared_task(bind=True, autoretry_for=TRANSIENT, max_retries=3, retry_backoff=True)
+def finish_submission(self, submission_id: int) -> None:
+    try:
+        finish.submission_finish(submission_id=submission_id)
+    except TRANSIENT:
+        raise
+    except Exception as exc:
+        logger.exception("checking submission %s failed", submission_id)
+        pipeline.submission_fail(submission_id=submission_id, reason=f"The server failed while checking: {type(exc).__name__}.")
+
+
+@shared_task
+def watchdog() -> dict:
+    """Move stuck work along: re-queue runs whose worker died, re-send lost steps, fail what is hopeless."""
+    now = timezone.now()
+    stale = now - timedelta(seconds=settings.GRADING_HARD_TIME_LIMIT + 60)
+    requeued = given_up = resent = failed = 0
+    for run in Run.objects.filter(status=Run.Status.GRADING, claimed_at__lt=stale).select_related("competition"):
+        if run.attempts >= MAX_RUN_ATTEMPTS:
+            _give_up_on_run(run.pk, f"its worker was lost {run.attempts} times while grading it")
+            given_up += 1
+        elif Run.objects.filter(pk=run.pk, status=Run.Status.GRADING, claimed_at=run.claimed_at).update(
+            status=Run.Status.PENDING
+        ):
+            grade_run.delay(run.pk)
+            requeued += 1
+    lost = now - timedelta(minutes=10)
+    for submission_id in Submission.objects.filter(status=S.RECEIVED, status_changed_at__lt=lost).values_list("pk", flat=True):
+        validate_submission.delay(submission_id)
+        resent += 1
+    for submission_id in Submission.objects.filter(status=S.VALIDATING, status_changed_at__lt=lost).values_list("pk", flat=True):
+        if pipeline.submission_transition(submission_id=submission_id, to=S.RECEIVED, expected=(S.VALIDATING,)):
+            validate_submission.delay(submission_id)
+            resent += 1
+    for submission_id in Submission.objects.filter(status=S.CHECKING, status_changed_at__lt=lost).values_list("pk", flat=True):
+        finish_submission.delay(submission_id)
+        resent += 1
+    deadline = now - timedelta(minutes=settings.SUBMISSION_DEADLINE_MINUTES)
+    for submission in Submission.objects.filter(
+        status__in=(S.RECEIVED, S.VALIDATING, S.GRADING, S.CHECKING), status_changed_at__lt=deadline
+    ):
+        pipeline.submission_fail(
+            submission_id=submission.pk,
+            reason=f"It stayed in '{submission.status}' for more than {settings.SUBMISSION_DEADLINE_MINUTES} minutes; "
+                   "the watchdog stopped it. A maintainer can re-grade it.",
+        )
+        failed += 1
+    return {"requeued": requeued, "given_up": given_up, "resent": resent, "failed": failed}

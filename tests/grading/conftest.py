@@ -1,0 +1,54 @@
+"""Synthetic Lite material for pipeline tests: packs, a simulated agent's run group, and its bundle."""
+
+import json
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from competitions.demo.packs import make_demo_pack
+from competitions.demo.runs import default_manifest, pack_answers, write_run_bundle, write_run_group
+
+LITE_SEEDS = (0, 1, 2)
+
+
+@pytest.fixture(scope="session")
+def lite_packs(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("lite-packs")
+    make_demo_pack(out_dir=out, split="low", size="small", seed=0, n_teams=80)
+    return out
+
+
+@pytest.fixture(scope="session")
+def lite_run_group(lite_packs, tmp_path_factory) -> Path:
+    return write_run_group(out_dir=tmp_path_factory.mktemp("runs"), seeds=LITE_SEEDS, quality=0.9,
+                           answers=pack_answers(lite_packs))
+
+
+@pytest.fixture(scope="session")
+def lite_bundle(lite_run_group, tmp_path_factory) -> Path:
+    return write_run_bundle(run_group=lite_run_group, out_path=tmp_path_factory.mktemp("bundle") / "lite.tar.gz")
+
+
+@pytest.fixture
+def registry_with_packs(db, lite_packs):
+    from competitions.pack_services import pack_import
+    from competitions.services import competitions_load
+
+    competitions_load()
+    pack_import(path=lite_packs)
+
+
+def bundle_with(tmp_path: Path, *, manifest: dict | None = None, files: dict[str, bytes] | None = None,
+                name: str = "bundle.tar.gz") -> Path:
+    """A small bundle-v1 archive built member by member."""
+    path = tmp_path / name
+    with tarfile.open(path, "w:gz") as tar:
+        members = {"manifest.json": json.dumps(manifest or default_manifest()).encode(), **(files or {})}
+        for member, data in members.items():
+            info = tarfile.TarInfo(member)
+            info.size = len(data)
+            import io
+
+            tar.addfile(info, io.BytesIO(data))
+    return path
