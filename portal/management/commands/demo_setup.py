@@ -8,6 +8,7 @@ from django.db import transaction
 
 from portal.accounts import services
 from portal.accounts.models import Membership, Team
+from portal.env import env_str
 
 DEMO_EMAIL = "demo@example.org"
 DEMO_TEAM = "Demo team"
@@ -34,10 +35,18 @@ class Command(BaseCommand):
             Membership.objects.get_or_create(team=team, user=user)
             services.maintainer_grant(user=user)
         email, password = credentials.read_text().split()
-        for step in self._first_start_steps():
-            call_command(step)
+        self._load_competitions()
         self.stdout.write(self.style.SUCCESS(f"Demo account (maintainer of '{DEMO_TEAM}'): {email} / {password}"))
 
-    def _first_start_steps(self) -> list[str]:
-        # Later parts of the portal add their first-start steps here (competitions, demo packs).
-        return []
+    def _load_competitions(self) -> None:
+        """The registry on every start (a no-op when unchanged); synthetic Lite packs on the first one."""
+        from competitions.models import CompetitionPack
+
+        call_command("load_competitions")
+        if CompetitionPack.objects.exists():
+            return
+        out = settings.DATA_DIR / "demo-packs"
+        size = env_str("PORTAL_DEMO_PACK_SIZE", "small")
+        self.stdout.write(f"First start: writing synthetic Lite competition packs ({size}) to {out} ...")
+        call_command("make_demo_pack", "--split", "low", "--out", str(out), "--size", size)
+        call_command("import_competition_pack", str(out))
