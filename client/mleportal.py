@@ -1,0 +1,855 @@
+#!/usr/bin/env python3
+"""mleportal: make MLE-bench run bundles and upload them to an MLE portal.
+
+One file, standard library only, Python 3.9 or newer: download it and run it, nothing to install.
+
+    python3 mleportal.py make-bundle runs/2024-08-01T10-00-00-GMT_run-group_aide --out aide.tar.gz \\
+        --agent-name AIDE --llm o1-preview --split split75 --gpu A10:24:1
+    export MLEPORTAL_TOKEN=...            # from the portal's Tokens page
+    python3 mleportal.py upload aide.tar.gz --url https://portal.example.org
+
+Exit codes: 0 accepted (in_review or published), 1 local problem, 2 bad command line, 3 rejected,
+4 failed, 5 bundle or request refused (HTTP 400), 6 token refused (401/403), 7 too large (413),
+8 over quota (429), 9 server error (5xx), 10 network error, 11 gave up waiting (--timeout).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import http.client
+import io
+import json
+import os
+import secrets
+import socket
+import ssl
+import sys
+import tarfile
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from typing import IO, Any, Callable
+
+__version__ = "1.0"
+
+EXIT_OK = 0
+EXIT_LOCAL = 1
+EXIT_USAGE = 2  # argparse's own
+EXIT_REJECTED = 3
+EXIT_FAILED = 4
+EXIT_BAD_REQUEST = 5
+EXIT_AUTH = 6
+EXIT_TOO_LARGE = 7
+EXIT_QUOTA = 8
+EXIT_SERVER = 9
+EXIT_NETWORK = 10
+EXIT_TIMEOUT = 11
+
+ACCEPTED = ("in_review", "published")
+FINAL = {"in_review": EXIT_OK, "published": EXIT_OK, "rejected": EXIT_REJECTED, "failed": EXIT_FAILED}
+SPLITS = ("low", "medium", "high", "split75")
+TIERS = ("low", "medium", "high", "all")
+DISCLOSURE_FLAGS = ("test_set_feedback", "uses_known_leakage", "human_assistance", "solutions_in_prompt")
+CHUNK = 1024 * 1024
+MB = 1000 * 1000
+# Answers that are worth waiting out while polling: the portal restarting or shedding load.
+TRANSIENT_STATUSES = (429, 502, 503, 504)
+
+
+class ClientError(Exception):
+    """A failure with the exit code it maps to and a message for the person at the terminal."""
+
+    def __init__(
+        self,
+        exit_code: int,
+        message: str,
+        *,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+        self.message = message
+        self.status = status  # the HTTP status, when the portal answered
+        self.retry_after = retry_after
+
+
+# --- talking to the portal -----------------------------------------------------------------------------
+
+
+class Portal:
+    def __init__(self, url: str, token: str, *, timeout: float = 120.0) -> None:
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ClientError(EXIT_LOCAL, f"--url must look like https://portal.example.org, got {url!r}")
+        if not token:
+            raise ClientError(EXIT_LOCAL, "no token: pass --token or set MLEPORTAL_TOKEN")
+        self.scheme = parts.scheme
+        self.host = parts.hostname
+        self.port = parts.port or (443 if parts.scheme == "https" else 80)
+        self.base_path = parts.path.rstrip("/")
+        self.token = token
+        self.timeout = timeout
+
+    def url(self, path: str) -> str:
+        default = 443 if self.scheme == "https" else 80
+        port = "" if self.port == default else f":{self.port}"
+        return f"{self.scheme}://{self.host}{port}{self.base_path}{path}"
+
+    def connect(self) -> http.client.HTTPConnection:
+        proxy = self._proxy()
+        host, port = proxy[:2] if proxy else (self.host, self.port)
+        if self.scheme == "https":
+            connection: http.client.HTTPConnection = http.client.HTTPSConnection(
+                host, port, timeout=self.timeout, context=ssl.create_default_context()
+            )
+        else:
+            connection = http.client.HTTPConnection(host, port, timeout=self.timeout)
+        if proxy:
+            connection.set_tunnel(self.host, self.port, headers=proxy[2])
+        return connection
+
+    def _proxy(self) -> tuple[str, int, dict[str, str]] | None:
+        # http.client ignores HTTPS_PROXY; teams behind a proxy still need to upload. Loopback never goes
+        # through one.
+        if self.host in ("localhost", "::1") or self.host.startswith("127."):
+            return None
+        proxy_url = urllib.request.getproxies().get(self.scheme)
+        if not proxy_url or urllib.request.proxy_bypass(self.host):
+            return None
+        proxy = urllib.parse.urlsplit(proxy_url if "//" in proxy_url else f"http://{proxy_url}")
+        headers = {}
+        if proxy.username:
+            credentials = (
+                f"{urllib.parse.unquote(proxy.username)}:{urllib.parse.unquote(proxy.password or '')}"
+            )
+            headers["Proxy-Authorization"] = "Basic " + base64.b64encode(credentials.encode()).decode()
+        return proxy.hostname or "", proxy.port or 8080, headers
+
+    def headers(self) -> dict[str, str]:
+        return {
+            "Authorization": f"Token {self.token}",
+            "Accept": "application/json",
+            "User-Agent": f"mleportal/{__version__} (Python {sys.version_info[0]}.{sys.version_info[1]})",
+        }
+
+    def get_json(self, path: str) -> dict[str, Any]:
+        connection = self.connect()
+        try:
+            connection.request("GET", self.base_path + path, headers=self.headers())
+            response = connection.getresponse()
+            return read_answer(response, what=f"GET {path}")
+        except (OSError, http.client.HTTPException) as exc:
+            raise ClientError(EXIT_NETWORK, f"cannot reach {self.url(path)}: {describe(exc)}") from exc
+        finally:
+            connection.close()
+
+
+def read_answer(response: http.client.HTTPResponse, *, what: str) -> dict[str, Any]:
+    """The JSON body of a 2xx answer, or a ClientError carrying the server's own error message."""
+    body = response.read()
+    try:
+        data = json.loads(body.decode("utf-8")) if body else {}
+    except ValueError:
+        data = None
+    if 200 <= response.status < 300 and isinstance(data, dict):
+        return data
+    if 200 <= response.status < 300:
+        raise ClientError(EXIT_SERVER, f"{what}: the portal answered {response.status} without a JSON object")
+    if 300 <= response.status < 400:
+        raise ClientError(
+            EXIT_BAD_REQUEST,
+            f"{what}: the portal redirects to {response.getheader('Location')}; use that address as --url",
+            status=response.status,
+        )
+    raise ClientError(
+        exit_code_for(response.status),
+        f"{what}: HTTP {response.status} {response.reason}: {error_text(data, body)}",
+        status=response.status,
+        retry_after=retry_after(response),
+    )
+
+
+def error_text(data: Any, body: bytes) -> str:
+    """The portal's {"error": {"code", "message", "details"}} as one readable line."""
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, dict) and error.get("message"):
+        text = str(error["message"])
+        if error.get("code"):
+            text += f" [{error['code']}]"
+        if error.get("details"):
+            text += f"\n  details: {json.dumps(error['details'], ensure_ascii=False)}"
+        return text
+    if isinstance(data, dict) and "detail" in data:
+        return str(data["detail"])
+    # Not the portal's shape (a proxy's HTML page, say): show its start, which usually says enough.
+    snippet = " ".join(body.decode("utf-8", "replace").split())[:300]
+    return snippet or "(no message)"
+
+
+def exit_code_for(status: int) -> int:
+    if status in (401, 403):
+        return EXIT_AUTH
+    if status == 413:
+        return EXIT_TOO_LARGE
+    if status == 429:
+        return EXIT_QUOTA
+    if status >= 500:
+        return EXIT_SERVER
+    return EXIT_BAD_REQUEST
+
+
+def retry_after(response: http.client.HTTPResponse) -> float | None:
+    value = response.getheader("Retry-After")
+    try:
+        return float(value) if value else None
+    except ValueError:
+        return None
+
+
+def describe(exc: BaseException) -> str:
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return f"the server's TLS certificate is not trusted ({exc.verify_message})"
+    if isinstance(exc, socket.timeout):
+        return "timed out"
+    return str(exc) or type(exc).__name__
+
+
+# --- upload --------------------------------------------------------------------------------------------
+
+
+class Progress:
+    """A progress line on stderr: a redrawn bar on a terminal, a line per 10% in a log file."""
+
+    def __init__(self, total: int, *, stream: IO[str], label: str = "upload") -> None:
+        self.total = max(total, 1)
+        self.done = 0
+        self.stream = stream
+        self.label = label
+        self.tty = hasattr(stream, "isatty") and stream.isatty()
+        self.started = time.monotonic()
+        self.last_draw = 0.0
+        self.last_tenth = -1
+
+    def update(self, size: int) -> None:
+        self.done += size
+        now = time.monotonic()
+        tenth = self.done * 10 // self.total
+        if self.tty and (now - self.last_draw >= 0.1 or self.done >= self.total):
+            self.stream.write("\r" + self.line(now))
+            self.stream.flush()
+            self.last_draw = now
+        elif not self.tty and tenth > self.last_tenth:
+            self.stream.write(self.line(now) + "\n")
+            self.last_tenth = tenth
+
+    def line(self, now: float) -> str:
+        fraction = min(self.done / self.total, 1.0)
+        bar = "#" * int(fraction * 30)
+        speed = self.done / max(now - self.started, 1e-6) / MB
+        done, total = self.done / MB, self.total / MB
+        return (
+            f"{self.label} [{bar:<30}] {fraction * 100:5.1f}%  {done:,.1f}/{total:,.1f} MB  {speed:,.1f} MB/s"
+        )
+
+    def finish(self) -> None:
+        if self.tty:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def multipart_parts(path: str, boundary: str) -> tuple[bytes, bytes]:
+    """The bytes before and after the file in a multipart/form-data body with one field, ``bundle``."""
+    name = os.path.basename(path).replace('"', "%22").replace("\r", "").replace("\n", "")
+    if path.endswith(".zip"):
+        content_type = "application/zip"
+    elif path.endswith((".tar.gz", ".tgz")):
+        content_type = "application/gzip"
+    else:
+        content_type = "application/octet-stream"
+    head = (
+        f"--{boundary}\r\n"
+        f'Content-Disposition: form-data; name="bundle"; filename="{name}"\r\n'
+        f"Content-Type: {content_type}\r\n\r\n"
+    ).encode()
+    return head, f"\r\n--{boundary}--\r\n".encode("ascii")
+
+
+def upload(portal: Portal, path: str, *, progress: Callable[[int], None]) -> dict[str, Any]:
+    """POST the bundle as multipart field ``bundle``, streamed from disk in 1 MiB chunks, never held whole."""
+    boundary = f"mleportal-{secrets.token_hex(16)}"
+    head, tail = multipart_parts(path, boundary)
+    size = os.path.getsize(path)
+    connection = portal.connect()
+    try:
+        connection.putrequest("POST", portal.base_path + "/api/v1/submissions/", skip_accept_encoding=True)
+        for key, value in portal.headers().items():
+            connection.putheader(key, value)
+        connection.putheader("Content-Type", f"multipart/form-data; boundary={boundary}")
+        connection.putheader("Content-Length", str(len(head) + size + len(tail)))
+        connection.endheaders()
+        sent_all = _send_body(connection, path, head=head, tail=tail, progress=progress)
+        try:
+            response = connection.getresponse()
+        except (OSError, http.client.HTTPException) as exc:
+            if not sent_all:
+                raise ClientError(
+                    EXIT_NETWORK, f"the portal closed the connection during the upload: {describe(exc)}"
+                ) from exc
+            raise
+        return read_answer(response, what="upload")
+    except (OSError, http.client.HTTPException) as exc:
+        raise ClientError(
+            EXIT_NETWORK, f"cannot upload to {portal.url('/api/v1/submissions/')}: {describe(exc)}"
+        ) from exc
+    finally:
+        connection.close()
+
+
+def _send_body(
+    connection: http.client.HTTPConnection,
+    path: str,
+    *,
+    head: bytes,
+    tail: bytes,
+    progress: Callable[[int], None],
+) -> bool:
+    try:
+        connection.send(head)
+        with open(path, "rb") as bundle:
+            for chunk in iter(lambda: bundle.read(CHUNK), b""):
+                connection.send(chunk)
+                progress(len(chunk))
+        connection.send(tail)
+        return True
+    except (BrokenPipeError, ConnectionResetError):
+        # The portal may refuse early (too large, bad token) and close; its answer is still worth reading.
+        return False
+
+
+def wait(
+    portal: Portal, submission_id: str, *, interval: float, timeout: float, stream: IO[str]
+) -> dict[str, Any]:
+    """Poll the submission until its status is final, showing status and progress on ``stream``."""
+    path = f"/api/v1/submissions/{urllib.parse.quote(str(submission_id), safe='')}/"
+    started = time.monotonic()
+    tty = hasattr(stream, "isatty") and stream.isatty()
+    shown = ""
+    failures = 0
+    while True:
+        try:
+            submission = portal.get_json(path)
+            failures = 0
+        except ClientError as exc:
+            transient = exc.exit_code == EXIT_NETWORK or exc.status in TRANSIENT_STATUSES
+            failures += 1
+            if not transient or failures > 10:
+                raise
+            newline = "\n" if tty else ""  # end the redrawn status line first
+            stream.write(f"{newline}still waiting ({exc.message.splitlines()[0]})\n")
+            time.sleep(exc.retry_after or min(interval * 2**failures, 60))
+            continue
+        status = str(submission.get("status"))
+        progress = submission.get("progress")
+        progress = progress if isinstance(progress, dict) else {}
+        line = f"status: {status}"
+        if progress.get("total"):
+            line += f"  {progress.get('done', 0)}/{progress['total']}"
+        if line != shown:
+            stream.write(("\r" + line.ljust(len(shown))) if tty else line + "\n")
+            stream.flush()
+            shown = line
+        if status in FINAL:
+            if tty:
+                stream.write("\n")
+            return submission
+        if timeout and time.monotonic() - started > timeout:
+            raise ClientError(
+                EXIT_TIMEOUT,
+                f"gave up after {timeout:g} s; the submission is still {status}. Check later with "
+                f"`mleportal.py status {submission_id}` or at {submission.get('url') or portal.url(path)}",
+            )
+        time.sleep(interval)
+
+
+def render(submission: dict[str, Any]) -> str:
+    """Status, per-tier figures (complete and padded any-medal mean ± SEM, seeds) and the flags."""
+    lines = [f"submission {submission.get('id')}: {submission.get('status')}"]
+    if submission.get("status_reason"):
+        lines.append(f"reason: {submission['status_reason']}")
+    if submission.get("url"):
+        lines.append(f"url: {submission['url']}")
+    if "comparable" in submission:
+        lines.append(f"comparable: {'yes' if submission['comparable'] else 'no'}")
+    aggregates = submission.get("aggregates") or {}
+    if aggregates:
+        # Complete seeds are what a comparable entry is ranked on; padded ones fill missing runs with
+        # failures (MLE-bench's --pad-missing). Both are shown so neither is mistaken for the other.
+        lines += ["", f"{'tier':<8} {'any medal %, complete':>22} {'seeds':>5}   {'padded':>22} {'seeds':>5}"]
+        for tier in [t for t in TIERS if t in aggregates] + sorted(set(aggregates) - set(TIERS)):
+            figures = aggregates[tier] or {}
+            complete, padded = figures.get("complete"), figures.get("padded")
+            lines.append(
+                f"{tier:<8} {_mean_sem(complete):>22} {_seeds(complete):>5}   "
+                f"{_mean_sem(padded):>22} {_seeds(padded):>5}"
+            )
+    flags = submission.get("flags") or []
+    lines += ["", f"flags: {len(flags)}" if flags else "flags: none"]
+    for flag in flags:
+        tiers = ",".join(flag.get("tiers") or [])
+        line = f"  [{flag.get('severity')}] {flag.get('code')}" + (f" ({tiers})" if tiers else "")
+        lines.append(f"{line}: {flag.get('message', '')}")
+        if flag.get("resolution"):
+            lines.append(f"      resolution: {flag['resolution']}")
+    return "\n".join(lines)
+
+
+def _mean_sem(figures: Any) -> str:
+    medal = figures.get("any_medal") if isinstance(figures, dict) else None
+    if not isinstance(medal, dict) or medal.get("mean") is None:
+        return "-"
+    return f"{float(medal['mean']):.2f} ± {float(medal.get('sem') or 0):.2f}"
+
+
+def _seeds(figures: Any) -> str:
+    return str(figures.get("seeds", "-")) if isinstance(figures, dict) else "-"
+
+
+def finish(submission: dict[str, Any]) -> int:
+    print(render(submission))
+    code = FINAL.get(str(submission.get("status")), EXIT_OK)
+    if code != EXIT_OK:
+        print(f"error: the submission was {submission.get('status')}", file=sys.stderr)
+    return code
+
+
+def command_upload(args: argparse.Namespace) -> int:
+    if not os.path.isfile(args.bundle):
+        raise ClientError(EXIT_LOCAL, f"no such file: {args.bundle}")
+    portal = Portal(args.url, args.token, timeout=args.http_timeout)
+    bar = Progress(os.path.getsize(args.bundle), stream=sys.stderr)
+    answer = upload(portal, args.bundle, progress=bar.update)
+    bar.finish()
+    if "id" not in answer:
+        raise ClientError(EXIT_SERVER, f"the portal took the upload but sent no submission id: {answer}")
+    print(
+        f"uploaded: submission {answer.get('id')} is {answer.get('status')}: {answer.get('url', '')}",
+        file=sys.stderr,
+    )
+    if args.no_wait:
+        print(json.dumps(answer))
+        return EXIT_OK
+    submission = wait(
+        portal, str(answer["id"]), interval=args.poll_interval, timeout=args.timeout, stream=sys.stderr
+    )
+    return finish(submission)
+
+
+def command_status(args: argparse.Namespace) -> int:
+    portal = Portal(args.url, args.token, timeout=args.http_timeout)
+    if args.wait:
+        return finish(
+            wait(portal, args.id, interval=args.poll_interval, timeout=args.timeout, stream=sys.stderr)
+        )
+    path = f"/api/v1/submissions/{urllib.parse.quote(args.id, safe='')}/"
+    submission = portal.get_json(path)
+    print(render(submission))
+    return FINAL.get(str(submission.get("status")), EXIT_OK)
+
+
+# --- make-bundle ---------------------------------------------------------------------------------------
+
+RUN_PARTS = ("submission", "run.log", "logs", "code")
+_WARNINGS_SHOWN = 20
+
+
+class BundleContents:
+    """The files a bundle will hold, as (path on disk, name in the archive), and what was left out."""
+
+    def __init__(self) -> None:
+        self.files: list[tuple[str, str]] = []
+        self.groups: list[str] = []
+        self.runs: list[tuple[str, str]] = []  # (competition id, archive folder)
+        self.no_submission = 0
+        self.reports = 0
+        self.skipped: list[str] = []
+
+
+def is_run_dir(path: str) -> bool:
+    competition_id, _, run = os.path.basename(path).rpartition("_")
+    return bool(competition_id and run) and any(os.path.lexists(os.path.join(path, p)) for p in RUN_PARTS)
+
+
+def is_run_group(path: str) -> bool:
+    entries = sorted(os.scandir(path), key=lambda e: e.name)
+    return any(
+        ((e.name == "metadata.json" or _is_report(e.name)) and e.is_file(follow_symlinks=False))
+        or (e.is_dir(follow_symlinks=False) and is_run_dir(e.path))
+        for e in entries
+    )
+
+
+def _is_report(name: str) -> bool:
+    return "grading_report" in name and name.endswith(".json")
+
+
+def find_run_groups(runs_dir: str) -> list[tuple[str, str]]:
+    """(name, path) of the run groups in ``runs_dir``: the folder itself, or the run groups inside it."""
+    if not os.path.isdir(runs_dir):
+        raise ClientError(EXIT_LOCAL, f"no such folder: {runs_dir}")
+    runs_dir = os.path.abspath(runs_dir)
+    if is_run_group(runs_dir):
+        return [(os.path.basename(runs_dir), runs_dir)]
+    groups = [
+        (entry.name, entry.path)
+        for entry in sorted(os.scandir(runs_dir), key=lambda e: e.name)
+        if entry.is_dir(follow_symlinks=False) and is_run_group(entry.path)
+    ]
+    if not groups:
+        raise ClientError(
+            EXIT_LOCAL,
+            f"no run group in {runs_dir}: expected MLE-bench's runs/<run_group>/ with run directories "
+            "<competition_id>_<run_id>/ (holding submission/, run.log, logs/ or code/), metadata.json or a "
+            "*grading_report*.json; or a folder of such run groups",
+        )
+    return groups
+
+
+def collect(groups: list[tuple[str, str]]) -> BundleContents:
+    contents = BundleContents()
+    for group, path in groups:
+        contents.groups.append(group)
+        prefix = f"runs/{group}"
+        entries = sorted(os.scandir(path), key=lambda e: e.name)
+        reports = [e.name for e in entries if _is_report(e.name) and e.is_file(follow_symlinks=False)]
+        if len(reports) > 1:
+            raise ClientError(
+                EXIT_LOCAL,
+                f"{path} holds {len(reports)} grading reports ({', '.join(reports)}); MLE-bench and the "
+                "portal allow one per run group: keep one, or move runs into separate run groups",
+            )
+        contents.reports += len(reports)
+        for entry in entries:
+            name = f"{prefix}/{entry.name}"
+            if entry.is_symlink():
+                contents.skipped.append(f"{name} (symbolic link to {os.readlink(entry.path)})")
+            elif entry.is_file() and (entry.name == "metadata.json" or entry.name in reports):
+                contents.files.append((entry.path, name))
+            elif entry.is_dir() and is_run_dir(entry.path):
+                _collect_run(entry.path, name, contents)
+            else:
+                contents.skipped.append(f"{name} (not a run directory, metadata.json or grading report)")
+    return contents
+
+
+def _collect_run(path: str, name: str, contents: BundleContents) -> None:
+    contents.runs.append((os.path.basename(path).rpartition("_")[0], name))
+    submission = os.path.join(path, "submission", "submission.csv")
+    if os.path.islink(submission):
+        contents.skipped.append(
+            f"{name}/submission/submission.csv (symbolic link to {os.readlink(submission)}; "
+            "copy the file in, or the run counts as one without a submission)"
+        )
+        contents.no_submission += 1
+    elif os.path.isfile(submission):
+        contents.files.append((submission, f"{name}/submission/submission.csv"))
+    else:
+        contents.no_submission += 1
+    run_log = os.path.join(path, "run.log")
+    if os.path.islink(run_log):
+        contents.skipped.append(f"{name}/run.log (symbolic link to {os.readlink(run_log)})")
+    elif os.path.isfile(run_log):
+        contents.files.append((run_log, f"{name}/run.log"))
+    for part in ("logs", "code"):
+        for disk_path, relative in _walk(os.path.join(path, part), contents, f"{name}/{part}"):
+            contents.files.append((disk_path, f"{name}/{part}/{relative}"))
+
+
+def _walk(top: str, contents: BundleContents, shown_as: str) -> Iterator[tuple[str, str]]:
+    """Regular files under ``top``; links and special files are skipped and noted, never followed."""
+    if os.path.islink(top):
+        contents.skipped.append(f"{shown_as} (symbolic link to {os.readlink(top)})")
+        return
+    if not os.path.isdir(top):
+        return
+    for folder, dirs, files in os.walk(top):
+        dirs.sort()
+        for name in list(dirs):
+            full = os.path.join(folder, name)
+            if os.path.islink(full):  # os.walk would list it but not enter it; say so
+                contents.skipped.append(
+                    f"{shown_as}/{os.path.relpath(full, top)} (symbolic link to {os.readlink(full)})"
+                )
+        for name in sorted(files):
+            full = os.path.join(folder, name)
+            relative = os.path.relpath(full, top).replace(os.sep, "/")
+            if os.path.islink(full):
+                contents.skipped.append(f"{shown_as}/{relative} (symbolic link to {os.readlink(full)})")
+            elif not os.path.isfile(full):
+                contents.skipped.append(f"{shown_as}/{relative} (not a regular file)")
+            else:
+                yield full, relative
+
+
+def build_manifest(args: argparse.Namespace, contents: BundleContents) -> dict[str, Any]:
+    if not args.agent_name.strip():
+        raise ClientError(EXIT_LOCAL, "--agent-name must not be empty")
+    agent: dict[str, Any] = {"name": args.agent_name.strip()}
+    for key in ("version", "source_url", "commit"):
+        value = getattr(args, f"agent_{key}" if key == "version" else key)
+        if value:
+            agent[key] = value
+    if args.open_source is not None:
+        agent["open_source"] = args.open_source
+    benchmark: dict[str, Any] = {"name": "mle-bench", "split": args.split}
+    if args.benchmark_version:
+        benchmark["version"] = args.benchmark_version
+    if args.benchmark_commit:
+        benchmark["commit"] = args.benchmark_commit
+    manifest: dict[str, Any] = {
+        "schema": "bundle-v1",
+        "agent": agent,
+        "llms": list(args.llm),
+        "benchmark": benchmark,
+    }
+    seeds = args.seeds or counted_seeds(contents)
+    if seeds:
+        manifest["seeds"] = seeds
+    if args.runtime_hours is not None:
+        manifest["runtime_hours"] = args.runtime_hours
+    hardware: dict[str, Any] = {}
+    if args.gpu:
+        hardware["gpus"] = [parse_gpu(spec) for spec in args.gpu]
+    if args.vcpus is not None:
+        hardware["vcpus"] = args.vcpus
+    if args.ram_gb is not None:
+        hardware["ram_gb"] = args.ram_gb
+    if hardware:
+        manifest["hardware"] = hardware
+    if args.internet_access is not None:
+        manifest["internet_access"] = args.internet_access
+    disclosures = dict(parse_disclosure(item) for item in args.disclose)
+    if disclosures:
+        manifest["disclosures"] = disclosures
+    if args.notes:
+        manifest["notes"] = args.notes
+    return manifest
+
+
+def counted_seeds(contents: BundleContents) -> int:
+    """The most runs any one competition has: what MLE-bench's --pad-missing would average over."""
+    counts: dict[str, int] = {}
+    for competition_id, _ in contents.runs:
+        counts[competition_id] = counts.get(competition_id, 0) + 1
+    return max(counts.values(), default=0)
+
+
+def parse_gpu(spec: str) -> dict[str, Any]:
+    parts = spec.split(":")
+    try:
+        if not parts[0] or len(parts) > 3:
+            raise ValueError
+        gpu: dict[str, Any] = {"model": parts[0]}
+        if len(parts) > 1:
+            memory = float(parts[1])
+            gpu["memory_gb"] = int(memory) if memory.is_integer() else memory
+        gpu["count"] = int(parts[2]) if len(parts) > 2 else 1
+        if gpu["count"] < 1:
+            raise ValueError
+    except ValueError:
+        raise ClientError(
+            EXIT_LOCAL, f"--gpu {spec!r}: expected MODEL:MEMORY_GB:COUNT, e.g. A10:24:1"
+        ) from None
+    return gpu
+
+
+def parse_disclosure(item: str) -> tuple[str, Any]:
+    key, sep, text = item.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ClientError(
+            EXIT_LOCAL, f"--disclose {item!r}: expected KEY=VALUE, e.g. test_set_feedback=false"
+        )
+    if key == "other_models":
+        return key, [model.strip() for model in text.split(",") if model.strip()]
+    flag = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}.get(
+        text.strip().lower()
+    )
+    if flag is None and key in DISCLOSURE_FLAGS:
+        raise ClientError(EXIT_LOCAL, f"--disclose {item!r}: {key} must be true or false")
+    return key, text if flag is None else flag
+
+
+def write_bundle(out: str, manifest: dict[str, Any], contents: BundleContents) -> int:
+    """Write the .tar.gz next to ``out`` first and rename it at the end: never a half-written bundle."""
+    folder = os.path.dirname(os.path.abspath(out))
+    handle, partial = tempfile.mkstemp(prefix=f".{os.path.basename(out)}.", suffix=".partial", dir=folder)
+    os.close(handle)
+    try:
+        with tarfile.open(partial, "w:gz", format=tarfile.PAX_FORMAT) as tar:
+            data = (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+            info = tarfile.TarInfo("manifest.json")
+            info.size, info.mtime, info.mode = len(data), int(time.time()), 0o644
+            tar.addfile(info, io.BytesIO(data))
+            for disk_path, name in contents.files:
+                info = tar.gettarinfo(disk_path, arcname=name)
+                info.uid = info.gid = 0
+                info.uname = info.gname = ""
+                info.mode = 0o644
+                with open(disk_path, "rb") as source:
+                    tar.addfile(info, source)
+        os.replace(partial, out)
+    except BaseException:
+        os.unlink(partial)
+        raise
+    return os.path.getsize(out)
+
+
+def command_make_bundle(args: argparse.Namespace) -> int:
+    if not args.out.endswith((".tar.gz", ".tgz")):
+        raise ClientError(EXIT_LOCAL, f"--out {args.out!r}: a bundle made here is a .tar.gz; name it so")
+    if os.path.exists(args.out) and not args.force:
+        raise ClientError(EXIT_LOCAL, f"{args.out} exists; pass --force to replace it")
+    runs_dir = os.path.abspath(args.runs_dir)
+    if os.path.abspath(args.out).startswith(runs_dir + os.sep):
+        raise ClientError(EXIT_LOCAL, "write the bundle outside RUNS_DIR, or it would try to include itself")
+    contents = collect(find_run_groups(runs_dir))
+    manifest = build_manifest(args, contents)
+    for line in contents.skipped[:_WARNINGS_SHOWN]:
+        print(f"warning: skipped {line}", file=sys.stderr)
+    if len(contents.skipped) > _WARNINGS_SHOWN:
+        print(f"warning: ... and {len(contents.skipped) - _WARNINGS_SHOWN} more skipped", file=sys.stderr)
+    size = write_bundle(args.out, manifest, contents)
+    competitions = len({competition for competition, _ in contents.runs})
+    print(
+        f"wrote {args.out} ({size / MB:,.1f} MB): {len(contents.groups)} run group(s), "
+        f"{len(contents.runs)} runs of {competitions} competitions "
+        f"({contents.no_submission} without a submission), "
+        f"{contents.reports} grading report(s); split {args.split}, seeds {manifest.get('seeds', '-')}"
+        + (" (counted: the most runs of one competition)" if not args.seeds and contents.runs else "")
+        + (f"; skipped {len(contents.skipped)} item(s)" if contents.skipped else "")
+    )
+    if not contents.runs:
+        print(
+            "note: no run directories: a report-only bundle is accepted but never comparable", file=sys.stderr
+        )
+    return EXIT_OK
+
+
+# --- command line --------------------------------------------------------------------------------------
+
+
+def parser() -> argparse.ArgumentParser:
+    main_parser = argparse.ArgumentParser(
+        prog="mleportal", description="Make MLE-bench run bundles and upload them to an MLE portal."
+    )
+    main_parser.add_argument("--version", action="version", version=f"mleportal {__version__}")
+    commands = main_parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def connection_options(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--url",
+            default=os.environ.get("MLEPORTAL_URL"),
+            required="MLEPORTAL_URL" not in os.environ,
+            help="the portal's address, e.g. https://portal.example.org (or MLEPORTAL_URL)",
+        )
+        sub.add_argument(
+            "--token",
+            default=os.environ.get("MLEPORTAL_TOKEN", ""),
+            help="an API token from the portal's Tokens page (or MLEPORTAL_TOKEN, which keeps it "
+            "out of your shell history)",
+        )
+        sub.add_argument("--poll-interval", type=float, default=5.0, metavar="SECONDS")
+        sub.add_argument(
+            "--timeout",
+            type=float,
+            default=0.0,
+            metavar="SECONDS",
+            help="stop waiting after this long (exit 11); 0 waits until the status is final",
+        )
+        sub.add_argument(
+            "--http-timeout", type=float, default=120.0, metavar="SECONDS", help=argparse.SUPPRESS
+        )
+
+    up = commands.add_parser("upload", help="upload a bundle and follow it to a final status")
+    up.add_argument("bundle", help="the .tar.gz, .tgz or .zip bundle")
+    connection_options(up)
+    up.add_argument(
+        "--no-wait", action="store_true", help="print the submission as JSON and exit after the upload"
+    )
+    up.set_defaults(run=command_upload)
+
+    status = commands.add_parser("status", help="show a submission (and optionally wait for it)")
+    status.add_argument("id")
+    connection_options(status)
+    status.add_argument("--wait", action="store_true")
+    status.set_defaults(run=command_status)
+
+    make = commands.add_parser("make-bundle", help="make a bundle-v1 .tar.gz from MLE-bench run groups")
+    make.add_argument("runs_dir", metavar="RUNS_DIR", help="runs/<run_group>, or a folder of run groups")
+    make.add_argument("--out", required=True, metavar="BUNDLE.tar.gz")
+    make.add_argument("--force", action="store_true", help="replace --out if it exists")
+    make.add_argument("--agent-name", required=True)
+    make.add_argument("--agent-version")
+    make.add_argument("--source-url")
+    make.add_argument("--commit", help="the agent's commit")
+    source = make.add_mutually_exclusive_group()
+    source.add_argument("--open-source", dest="open_source", action="store_true", default=None)
+    source.add_argument("--closed-source", dest="open_source", action="store_false")
+    make.add_argument(
+        "--llm", action="append", default=[], metavar="MODEL", help="repeat for each model used"
+    )
+    make.add_argument(
+        "--split", choices=SPLITS, default="split75", help="the claimed split (default split75)"
+    )
+    make.add_argument(
+        "--seeds", type=_positive_int, help="claimed seeds (default: most runs of one competition)"
+    )
+    make.add_argument("--runtime-hours", type=float)
+    make.add_argument("--benchmark-version", help="e.g. v1")
+    make.add_argument("--benchmark-commit", help="commit of the MLE-bench grading code you used")
+    internet = make.add_mutually_exclusive_group()
+    internet.add_argument("--internet-access", dest="internet_access", action="store_true", default=None)
+    internet.add_argument("--no-internet-access", dest="internet_access", action="store_false")
+    make.add_argument("--gpu", action="append", default=[], metavar="MODEL:MEMGB:COUNT", help="e.g. A10:24:1")
+    make.add_argument("--vcpus", type=_positive_int)
+    make.add_argument("--ram-gb", type=float)
+    make.add_argument(
+        "--disclose",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="e.g. test_set_feedback=false, human_assistance=false, other_models=gpt-4o,claude",
+    )
+    make.add_argument("--notes")
+    make.set_defaults(run=command_make_bundle)
+    return main_parser
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be a positive integer")
+    return value
+
+
+def main(argv: list[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):  # "±" on a console that cannot print it becomes "?", not a crash
+            stream.reconfigure(errors="replace")
+    args = parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except ClientError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
