@@ -31,18 +31,20 @@ class Command(BaseCommand):
         parser.add_argument("--size", default="small", help="small, full (the real test-set size) or a row count")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--layout", default="portal", choices=["portal", "mlebench"])
+        parser.add_argument("--teams", type=int, default=300, help="Simulated teams per leaderboard")
         parser.add_argument("--competition", action="append", dest="competitions", help="Only these (repeatable)")
         parser.add_argument("--quality", type=float, help="Also write a simulated agent's run group of this quality (0-1)")
         parser.add_argument("--seeds", type=int, default=3, help="Seeds of the simulated agent's run group")
 
-    def handle(self, *args, split, out, size, seed, layout, competitions, quality, seeds, **options):
+    def handle(self, *args, split, out, size, seed, layout, teams, competitions, quality, seeds, **options):
         size = _size(size)
         if quality is not None and not 0 <= quality <= 1:
             raise CommandError("--quality must be between 0 and 1")
         try:
             ids = competitions or split_ids(split)
-            make_demo_pack(out_dir=out, split=split, size=size, seed=seed, layout=layout, competition_ids=ids)
-        except (KeyError, ValueError) as exc:
+            make_demo_pack(out_dir=out, split=split, size=size, seed=seed, layout=layout, competition_ids=ids,
+                           n_teams=teams)
+        except (KeyError, ValueError, LookupError) as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(f"Wrote {len(ids)} synthetic pack(s) to {out} ({layout} layout, size {size}).")
         if quality is not None:

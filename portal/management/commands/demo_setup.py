@@ -48,5 +48,5 @@ class Command(BaseCommand):
         out = settings.DATA_DIR / "demo-packs"
         size = env_str("PORTAL_DEMO_PACK_SIZE", "small")
         self.stdout.write(f"First start: writing synthetic Lite competition packs ({size}) to {out} ...")
-        call_command("make_demo_pack", "--split", "low", "--out", str(out), "--size", size)
+        call_command("make_demo_pack", "--split", "low", "--out", str(out), "--size", size, "--teams", "100")
         call_command("import_competition_pack", str(out))

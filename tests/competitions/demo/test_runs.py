@@ -12,7 +12,10 @@ from competitions.demo import (
     Defect,
     generate_answers,
     grade,
+    make_demo_pack,
     pack_answers,
+    run_id_for,
+    write_grading_report,
     write_pack,
     write_run_bundle,
     write_run_group,
@@ -107,3 +110,28 @@ def test_a_bundle_holds_the_manifest_and_the_run_group(tmp_path):
     assert manifest["schema"] == "bundle-v1" and manifest["benchmark"]["split"] == "low"
     assert f"runs/{group.name}/metadata.json" in names
     assert any(n.endswith("/submission/submission.csv") for n in names)
+
+
+def test_a_team_report_grades_the_runs_and_can_claim_otherwise(tmp_path):
+    pack_root = tmp_path / "packs"
+    make_demo_pack(out_dir=pack_root, competition_ids=CHOSEN, n_teams=20, workers=1)
+    group = write_run_group(
+        out_dir=tmp_path / "runs",
+        competition_ids=CHOSEN,
+        seeds=(0, 1),
+        quality=1.0,
+        answers=pack_answers(pack_root),
+        no_submission=[(CHOSEN[1], 1)],
+    )
+    boasted = run_id_for(competition_id=CHOSEN[1], seed=0)
+    path = write_grading_report(run_group=group, pack_root=pack_root, claims={boasted: {"score": 0.0123}})
+    assert path.parent == group and path.name.endswith("_grading_report.json")
+    report = json.loads(path.read_text())
+    assert report["total_runs"] == 4 and report["total_runs_with_submissions"] == 3
+    by_path = {r["submission_path"].split("/")[2]: r for r in report["competition_reports"]}
+    assert by_path[run_id_for(competition_id=CHOSEN[0], seed=1)]["score"] == 0.0
+    assert by_path[run_id_for(competition_id=CHOSEN[0], seed=1)]["gold_medal"]
+    assert by_path[boasted]["score"] == 0.0123
+    assert not by_path[run_id_for(competition_id=CHOSEN[1], seed=1)]["submission_exists"]
+    with pytest.raises(KeyError):
+        write_grading_report(run_group=group, pack_root=pack_root, claims={"nope_1": {"score": 1.0}})

@@ -1,4 +1,4 @@
-"""Synthetic Lite material for pipeline tests: packs, a simulated agent's run group, and its bundle."""
+"""Synthetic Lite material shared by pipeline, page and client tests: packs, a simulated agent's run group and its bundle."""
 
 import json
 import tarfile
