@@ -12,7 +12,7 @@ from django.conf import settings
 
 from competitions.demo.runs import default_manifest
 from grading.models import Run, Submission
-from tests.grading.conftest import bundle_with
+from tests.lite import bundle_with
 
 RUN = "runs/2026-11-30T10-00-00-GMT_run-group_demo/spooky-author-identification_00000000-0000-0000-0000-000000000001"
 

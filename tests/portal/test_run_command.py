@@ -37,7 +37,8 @@ def test_the_run_command_serves_the_portal_with_a_worker_and_stops_on_ctrl_c(tmp
     process = subprocess.Popen([str(REPO / "scripts" / "run")], cwd=REPO, env=env, stdout=log,
                                stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        deadline = time.monotonic() + 120
+        # The first start also writes and imports the synthetic Lite packs.
+        deadline = time.monotonic() + 300
         status = None
         while time.monotonic() < deadline:
             try:
@@ -53,6 +54,9 @@ def test_the_run_command_serves_the_portal_with_a_worker_and_stops_on_ctrl_c(tmp
         assert json.loads(body)["checks"] == {"database": "ok", "broker": "ok"}
         assert "Demo account" in output and "demo@example.org" in output
         assert (tmp_path / "data" / "db.sqlite3").exists()
+        _, body = _get(f"http://127.0.0.1:{port}/api/v1/competitions/?tier=low")
+        lite = json.loads(body)["results"]
+        assert len(lite) == 22 and all(c["gradable"] for c in lite)
 
         # The worker started by the run command answers a task sent through the filesystem broker.
         ping = subprocess.run(
