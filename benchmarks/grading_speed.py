@@ -26,14 +26,16 @@ PACKS = OUT / "lite-full-packs"
 RUNS = OUT / "lite-full-runs"
 
 _GRADE = r"""
-import json, resource, sys, time
+import json, sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from grading.engine.medals import read_leaderboard, thresholds_from_leaderboard
 from grading.engine.registry import GraderRef
 from grading.engine.report import grade_submission
+import grading.engine.graders  # imports the graders (and scikit-learn) before the clock starts, as in a worker
 jobs = json.loads(sys.argv[2])
-rss = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+# VmHWM restarts at exec; ru_maxrss would carry over the parent's peak.
+rss = lambda: int(next(l for l in open("/proc/self/status") if l.startswith("VmHWM")).split()[1]) / 1024
 results = []
 start = time.perf_counter()
 for job in jobs:
