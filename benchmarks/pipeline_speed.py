@@ -1,0 +1,235 @@
+"""Upload-to-result speed of the re-grading pipeline, with one and with two Celery worker processes.
+
+    .venv/bin/python benchmarks/pipeline_speed.py [--workers 1 2] [--skip-big-upload]
+
+Needs PostgreSQL (127.0.0.1:5432) and Redis (127.0.0.1:6379), as scripts/test starts them. It uses the
+full-size synthetic Lite packs of benchmarks/grading_speed.py (written once under benchmarks/out/), makes a
+3-seed Lite bundle of a simulated agent at the real answer sizes (22 × 3 runs), and for each worker count:
+starts a fresh database, gunicorn (one process) and N worker processes (concurrency 1 each), uploads the
+bundle with client/mleportal.py, and waits for the final status. It prints the wall time from the start of
+the upload to the result, runs per second, and the peak RSS of the web process and of the busiest worker
+(its prefork children included). Then it streams a 2 GB bundle to the web process and prints that
+process's peak RSS. The split75 bundle (75 × 3) needs graders for all 75 competitions; only the 22 Lite
+ones exist, so it is not measured yet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "benchmarks" / "out"
+PY = str(ROOT / ".venv" / "bin" / "python")
+BIN = ROOT / ".venv" / "bin"
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+
+def peak_mb(pid: int) -> float:
+    """VmHWM of a process and all its descendants' largest (prefork children do the grading)."""
+    best = 0.0
+    stack = [pid]
+    while stack:
+        current = stack.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            best = max(best, int(next(l for l in status.splitlines() if l.startswith("VmHWM")).split()[1]) / 1024)
+            for task in Path(f"/proc/{current}/task").iterdir():
+                stack += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, StopIteration):
+            continue
+    return best
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Portal:
+    """A fresh database and data folder, gunicorn and N worker processes."""
+
+    def __init__(self, *, workers: int, label: str):
+        self.data = Path(tempfile.mkdtemp(prefix=f"portal-bench-{label}-"))
+        db = f"portal_bench_{label}"
+        subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-q", "-c", f"DROP DATABASE IF EXISTS {db}",
+                        "-c", f"CREATE DATABASE {db}"], check=True, capture_output=True)
+        subprocess.run(["redis-cli", "-n", "14", "flushdb"], check=True, capture_output=True)
+        self.env = {**os.environ, "DATABASE_URL": f"postgresql://postgres@127.0.0.1:5432/{db}",
+                    "REDIS_URL": "redis://127.0.0.1:6379/14", "PORTAL_DATA_DIR": str(self.data), "DEBUG": "true",
+                    "SUBMISSION_DAILY_QUOTA": "100", "LOG_LEVEL": "WARNING"}
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.processes: list[subprocess.Popen] = []
+        self.manage("migrate", "--noinput", "-v0")
+        self.manage("load_competitions")
+        self.manage("import_competition_pack", str(OUT / "lite-full-packs"))
+        self.token = self.manage("issue_token", "--username", "bench", "--team", "Bench").strip().splitlines()[-1]
+        self.web = self.spawn([str(BIN / "gunicorn"), "portal.wsgi", "--bind", f"127.0.0.1:{self.port}", "--workers", "1",
+                               "--threads", "4", "--timeout", "600"])
+        self.workers = [
+            self.spawn([str(BIN / "celery"), "-A", "portal", "worker", "-Q", "default,grading", "-c", "1", "-n",
+                        f"bench{i}@%h", "--without-gossip", "--without-mingle", "--loglevel", "WARNING"])
+            for i in range(workers)
+        ]
+        self.wait_healthy()
+
+    def manage(self, *args: str) -> str:
+        return subprocess.run([PY, "manage.py", *args], cwd=ROOT, env=self.env, check=True, capture_output=True,
+                              text=True).stdout
+
+    def spawn(self, command: list[str]) -> subprocess.Popen:
+        log = (self.data / f"{Path(command[0]).name}-{len(self.processes)}.log").open("w")
+        process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+        self.processes.append(process)
+        return process
+
+    def wait_healthy(self) -> None:
+        for _ in range(120):
+            try:
+                with urllib.request.urlopen(f"{self.url}/healthz", timeout=2) as response:
+                    if response.status == 200:
+                        time.sleep(3)  # let the workers finish starting
+                        return
+            except OSError:
+                time.sleep(0.5)
+        raise RuntimeError("the portal did not start")
+
+    def web_peak(self) -> float:
+        return peak_mb(self.web.pid)
+
+    def stop(self) -> None:
+        for process in self.processes:
+            try:
+                os.killpg(process.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        for process in self.processes:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+        shutil.rmtree(self.data, ignore_errors=True)
+
+
+def lite_bundle() -> Path:
+    from competitions.demo.runs import default_manifest, pack_answers, write_run_bundle, write_run_group
+    from grading_speed import prepare
+
+    prepare(quality=0.8, regenerate=False)
+    bundle = OUT / "lite-full-3-seeds.tar.gz"
+    if not bundle.exists():
+        print("writing the 3-seed full-size Lite bundle (once) ...", file=sys.stderr)
+        runs = OUT / "lite-full-runs-3"
+        shutil.rmtree(runs, ignore_errors=True)
+        group = write_run_group(out_dir=runs, seeds=(0, 1, 2), quality=0.8, answers=pack_answers(OUT / "lite-full-packs"))
+        write_run_bundle(run_group=group, out_path=bundle, manifest=default_manifest())
+        shutil.rmtree(runs, ignore_errors=True)
+    return bundle
+
+
+def big_bundle(size_gb: float) -> Path:
+    """A valid bundle of about size_gb GB: one run plus incompressible logs, stored (not deflated) in a zip."""
+    path = OUT / f"big-{size_gb:g}GB.zip"
+    if path.exists():
+        return path
+    print(f"writing a {size_gb:g} GB bundle (once) ...", file=sys.stderr)
+    from competitions.demo.runs import default_manifest
+
+    run = "runs/2026-11-30T10-00-00-GMT_run-group_big/spooky-author-identification_00000000-0000-0000-0000-000000000001"
+    chunk = os.urandom(64 * 1024**2)
+    per_file = 448 * 1024**2
+    total = int(size_gb * 1024**3)
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as archive:
+        archive.writestr("manifest.json", json.dumps(default_manifest()))
+        archive.writestr(f"{run}/submission/submission.csv", "id,EAP,HPL,MWS\n")
+        written, index = 0, 0
+        while written < total:
+            size = min(per_file, total - written)
+            with archive.open(f"{run}/logs/part-{index}.bin", "w", force_zip64=True) as member:
+                left = size
+                while left:
+                    piece = chunk[: min(left, len(chunk))]
+                    member.write(piece)
+                    left -= len(piece)
+            written += size
+            index += 1
+    return path
+
+
+def upload(portal: Portal, bundle: Path) -> dict:
+    result = subprocess.run([sys.executable, str(ROOT / "client" / "mleportal.py"), "upload", str(bundle), "--url",
+                             portal.url, "--token", portal.token, "--no-wait"], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(result.stderr)
+    return json.loads(result.stdout)
+
+
+def wait_final(portal: Portal, submission_id: int) -> dict:
+    while True:
+        request = urllib.request.Request(f"{portal.url}/api/v1/submissions/{submission_id}/",
+                                         headers={"Authorization": f"Token {portal.token}"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            body = json.loads(response.read())
+        if body["status"] in ("in_review", "published", "rejected", "failed"):
+            return body
+        time.sleep(0.2)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--skip-big-upload", action="store_true")
+    parser.add_argument("--big-gb", type=float, default=2.0)
+    args = parser.parse_args()
+
+    bundle = lite_bundle()
+    print(f"Lite bundle: 22 competitions x 3 seeds, {bundle.stat().st_size / 1024**2:.0f} MB compressed")
+    timings = {}
+    for count in args.workers:
+        portal = Portal(workers=count, label=f"w{count}")
+        try:
+            start = time.perf_counter()
+            submission = upload(portal, bundle)
+            uploaded = time.perf_counter() - start
+            body = wait_final(portal, submission["id"])
+            wall = time.perf_counter() - start
+            timings[count] = wall
+            runs = body["progress"]["total"]
+            workers_peak = max(peak_mb(w.pid) for w in portal.workers)
+            print(f"{count} worker(s): {wall:.1f} s from upload to '{body['status']}' (upload and validation "
+                  f"{uploaded:.1f} s), {runs} runs, {runs / wall:.2f} runs/s; peak RSS web {portal.web_peak():.0f} MB, "
+                  f"busiest worker {workers_peak:.0f} MB")
+        finally:
+            portal.stop()
+    if 1 in timings and 2 in timings:
+        print(f"Two workers vs one: {timings[1] / timings[2]:.2f}x")
+
+    if not args.skip_big_upload:
+        big = big_bundle(args.big_gb)
+        portal = Portal(workers=1, label="big")
+        try:
+            start = time.perf_counter()
+            upload(portal, big)
+            print(f"{big.stat().st_size / 1024**3:.2f} GB upload (streamed, extracted and validated) in "
+                  f"{time.perf_counter() - start:.1f} s; web process peak RSS {portal.web_peak():.0f} MB")
+        finally:
+            portal.stop()
+
+
+if __name__ == "__main__":
+    main()
