@@ -164,10 +164,19 @@ def _chromium_path() -> str:
 
 
 @pytest.fixture(scope="session")
-def live_server(django_db_setup, live_server):
-    # Depending on the database set-up makes the server thread stop (and drop its connection)
-    # before the test database is dropped.
-    return live_server
+def live_server(django_db_setup, django_db_blocker, live_server):
+    # Depending on the database set-up makes the server stop before the test database is dropped. Its
+    # request threads can leave a connection open behind them; end those so the drop succeeds.
+    yield live_server
+    live_server.stop()
+    from django.db import connection
+
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
 
 
 @pytest.fixture
