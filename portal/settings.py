@@ -162,7 +162,9 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "default"
-CELERY_TASK_ROUTES = {"grading.tasks.*": {"queue": "grading"}}
+# Each run is graded on the "grading" queue; the short steps around it and the watchdog stay on "default"
+# so that a long grading backlog never delays them.
+CELERY_TASK_ROUTES = {"grading.tasks.grade_run": {"queue": "grading"}}
 CELERY_RESULT_EXPIRES = 24 * 3600
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
