@@ -7,6 +7,7 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import OperationalError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from grading.models import Run, Submission
@@ -19,15 +20,20 @@ MAX_RUN_ATTEMPTS = 3
 TRANSIENT = (OperationalError,)
 
 
-@shared_task(bind=True, autoretry_for=TRANSIENT, max_retries=3, retry_backoff=True)
-def validate_submission(self, submission_id: int) -> None:
+def _submission_step(step, submission_id: int, doing: str) -> None:
+    """Run a step; a passing failure is retried by Celery, anything else fails the submission with a reason."""
     try:
-        pipeline.submission_validate(submission_id=submission_id)
+        step(submission_id=submission_id)
     except TRANSIENT:
         raise
     except Exception as exc:
-        logger.exception("validating submission %s failed", submission_id)
-        pipeline.submission_fail(submission_id=submission_id, reason=f"The server failed while validating: {type(exc).__name__}.")
+        logger.exception("%s submission %s failed", doing, submission_id)
+        pipeline.submission_fail(submission_id=submission_id, reason=f"The server failed while {doing}: {type(exc).__name__}.")
+
+
+@shared_task(bind=True, autoretry_for=TRANSIENT, max_retries=3, retry_backoff=True)
+def validate_submission(self, submission_id: int) -> None:
+    _submission_step(pipeline.submission_validate, submission_id, "validating")
 
 
 @shared_task(
@@ -38,7 +44,7 @@ def grade_run(self, run_id: int) -> None:
     try:
         pipeline.run_grade(run_id=run_id)
     except SoftTimeLimitExceeded:
-        _give_up_on_run(run_id, f"grading took longer than {settings.GRADING_SOFT_TIME_LIMIT} s and was stopped")
+        pipeline.run_give_up(run_id=run_id, reason=f"grading took longer than {settings.GRADING_SOFT_TIME_LIMIT} s and was stopped")
     except TRANSIENT:
         raise
     except Exception as exc:
@@ -50,31 +56,9 @@ def grade_run(self, run_id: int) -> None:
                                             f"{type(exc).__name__}: {exc}"[:500])
 
 
-def _give_up_on_run(run_id: int, reason: str) -> None:
-    run = Run.objects.select_related("competition").filter(pk=run_id).exclude(status=Run.Status.DONE).first()
-    if run is None:
-        return
-    report = pipeline._not_gradable_report(run, reason)
-    with transaction.atomic():
-        if Run.objects.filter(pk=run_id).exclude(status=Run.Status.DONE).update(
-            status=Run.Status.DONE, regraded=report, score=None, valid_submission=False, any_medal=False,
-            graded_at=timezone.now(),
-        ):
-            from django.db.models import F
-
-            Submission.objects.filter(pk=run.submission_id).update(progress_done=F("progress_done") + 1)
-    pipeline.submission_maybe_finish(submission_id=run.submission_id)
-
-
 @shared_task(bind=True, autoretry_for=TRANSIENT, max_retries=3, retry_backoff=True)
 def finish_submission(self, submission_id: int) -> None:
-    try:
-        finish.submission_finish(submission_id=submission_id)
-    except TRANSIENT:
-        raise
-    except Exception as exc:
-        logger.exception("checking submission %s failed", submission_id)
-        pipeline.submission_fail(submission_id=submission_id, reason=f"The server failed while checking: {type(exc).__name__}.")
+    _submission_step(finish.submission_finish, submission_id, "checking")
 
 
 @shared_task
@@ -85,7 +69,7 @@ def watchdog() -> dict:
     requeued = given_up = resent = failed = 0
     for run in Run.objects.filter(status=Run.Status.GRADING, claimed_at__lt=stale).select_related("competition"):
         if run.attempts >= MAX_RUN_ATTEMPTS:
-            _give_up_on_run(run.pk, f"its worker was lost {run.attempts} times while grading it")
+            pipeline.run_give_up(run_id=run.pk, reason=f"its worker was lost {run.attempts} times while grading it")
             given_up += 1
         elif Run.objects.filter(pk=run.pk, status=Run.Status.GRADING, claimed_at=run.claimed_at).update(
             status=Run.Status.PENDING

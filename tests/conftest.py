@@ -18,31 +18,31 @@ REPO = Path(__file__).resolve().parent.parent
 pytest_plugins = ["tests.lite"]
 
 
+def persona(username: str, *, team: str | None = None, maintainer: bool = False):
+    """A user who logs in with <username>@example.org and the password '<username>-password-1'."""
+    user = services.user_ensure(username=username, email=f"{username}@example.org")
+    user.set_password(f"{username}-password-1")
+    user.save()
+    if team:
+        services.team_create(user=user, name=team)
+    if maintainer:
+        services.maintainer_grant(user=user)
+    return user
+
+
 @pytest.fixture
 def alice(db):
-    user = services.user_ensure(username="alice", email="alice@example.org")
-    user.set_password("alice-password-1")
-    user.save()
-    services.team_create(user=user, name="Alice Lab")
-    return user
+    return persona("alice", team="Alice Lab")
 
 
 @pytest.fixture
 def bob(db):
-    user = services.user_ensure(username="bob", email="bob@example.org")
-    user.set_password("bob-password-1")
-    user.save()
-    services.team_create(user=user, name="Bob Works")
-    return user
+    return persona("bob", team="Bob Works")
 
 
 @pytest.fixture
 def maintainer(db):
-    user = services.user_ensure(username="maya", email="maya@example.org")
-    user.set_password("maya-password-1")
-    user.save()
-    services.maintainer_grant(user=user)
-    return user
+    return persona("maya", maintainer=True)
 
 
 def api_client_for(user) -> APIClient:

@@ -108,7 +108,7 @@ def submission_reject(*, submission_id: int, reason: str) -> None:
             transaction.on_commit(lambda: shutil.rmtree(submission_folder(submission), ignore_errors=True))
 
 
-def _not_gradable_report(run: Run, reason: str) -> dict:
+def invalid_run_report(run: Run, reason: str) -> dict:
     return {
         "competition_id": run.competition.slug, "score": None,
         "gold_threshold": run.competition.gold_threshold, "silver_threshold": run.competition.silver_threshold,
@@ -134,15 +134,29 @@ def run_grade(*, run_id: int) -> None:
             report = grade_file(competition=run.competition, submission_path=path,
                                 display_path=run.submission_file or None).to_dict(with_reason=True)
         except NotGradable as exc:
-            report = _not_gradable_report(run, str(exc))
-        with transaction.atomic():
-            landed = Run.objects.filter(pk=run_id).exclude(status=Run.Status.DONE).update(
-                status=Run.Status.DONE, regraded=report, score=report["score"],
-                valid_submission=report["valid_submission"], any_medal=report["any_medal"],
-                graded_at=timezone.now(), grader_version=GRADER_VERSION,
-            )
-            if landed:
-                Submission.objects.filter(pk=run.submission_id).update(progress_done=F("progress_done") + 1)
+            report = invalid_run_report(run, str(exc))
+        _run_record(run, report)
+    submission_maybe_finish(submission_id=run.submission_id)
+
+
+def _run_record(run: Run, report: dict) -> None:
+    """Store a run's result unless one already landed, and count it once."""
+    with transaction.atomic():
+        landed = Run.objects.filter(pk=run.pk).exclude(status=Run.Status.DONE).update(
+            status=Run.Status.DONE, regraded=report, score=report["score"],
+            valid_submission=report["valid_submission"], any_medal=report["any_medal"],
+            graded_at=timezone.now(), grader_version=GRADER_VERSION,
+        )
+        if landed:
+            Submission.objects.filter(pk=run.submission_id).update(progress_done=F("progress_done") + 1)
+
+
+def run_give_up(*, run_id: int, reason: str) -> None:
+    """Record a run that cannot be graded (too slow, its worker lost too often) as invalid, with the reason."""
+    run = Run.objects.select_related("competition").filter(pk=run_id).exclude(status=Run.Status.DONE).first()
+    if run is None:
+        return
+    _run_record(run, invalid_run_report(run, reason))
     submission_maybe_finish(submission_id=run.submission_id)
 
 
