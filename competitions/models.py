@@ -90,6 +90,7 @@ class CompetitionPack(models.Model):
     description = models.TextField(blank=True)
     grader_name = models.CharField(max_length=60, blank=True, help_text="Overrides the registry's grader when set")
     grader_params = models.JSONField(default=dict, blank=True)
+    synthetic = models.BooleanField(default=False, help_text="Made-up demo data, with a simulated leaderboard")
     source = models.CharField(max_length=300, help_text="Where the pack was imported from")
     source_layout = models.CharField(max_length=20)
     imported_at = models.DateTimeField(auto_now=True)

@@ -100,6 +100,7 @@ def _import_one(found: FoundPack) -> CompetitionPack:
                     "description": description,
                     "grader_name": grader["name"] if found.grader else "",
                     "grader_params": grader.get("params", {}) if found.grader else {},
+                    "synthetic": found.synthetic,
                     "source": str(found.folder),
                     "source_layout": found.layout,
                 },

@@ -142,3 +142,7 @@ def test_a_synthetic_pack_brings_its_own_leaderboard_and_a_reload_keeps_it(regis
     competitions_load()
     spooky = Competition.objects.get(slug=SPOOKY)
     assert spooky.leaderboard_source == "pack" and spooky.gold_threshold == 0.1 and spooky.is_lower_better
+    assert spooky.pack.synthetic
+    from django.test import Client
+
+    assert "synthetic demo pack (simulated teams, not Kaggle)" in Client().get(f"/competitions/{SPOOKY}/").content.decode()
