@@ -45,13 +45,7 @@ def submission_create(*, team: Team, user, upload: UploadedFile) -> Submission:
     if upload.size > settings.BUNDLE_MAX_BYTES:
         raise SubmissionRefused(status=413, code="too_large",
                                 message=f"The bundle is {upload.size} bytes; the limit is {settings.BUNDLE_MAX_BYTES}.")
-    used = quota_used(team=team)
-    if used >= settings.SUBMISSION_DAILY_QUOTA:
-        raise SubmissionRefused(
-            status=429, code="quota_exceeded",
-            message=f"{team.name} made {used} submissions in the last 24 hours; the limit is "
-                    f"{settings.SUBMISSION_DAILY_QUOTA}. Rejected and failed submissions do not count.",
-        )
+    _check_quota(team)
     benchmark = current_benchmark()
     if benchmark is None:
         raise SubmissionRefused(status=503, code="no_benchmark",
@@ -68,6 +62,9 @@ def submission_create(*, team: Team, user, upload: UploadedFile) -> Submission:
         from grading.tasks import validate_submission
 
         with transaction.atomic():
+            # Checked again under the team's row lock: two uploads at once cannot both take the last slot.
+            Team.objects.select_for_update().filter(pk=team.pk).first()
+            _check_quota(team)
             submission = Submission.objects.create(
                 team=team, created_by=user, benchmark=benchmark, manifest=dict(bundle.manifest.raw),
                 bundle_bytes=upload.size, report_only=bundle.report_only,
@@ -83,6 +80,16 @@ def submission_create(*, team: Team, user, upload: UploadedFile) -> Submission:
             shutil.rmtree(final, ignore_errors=True)
         raise
     return submission
+
+
+def _check_quota(team: Team) -> None:
+    used = quota_used(team=team)
+    if used >= settings.SUBMISSION_DAILY_QUOTA:
+        raise SubmissionRefused(
+            status=429, code="quota_exceeded",
+            message=f"{team.name} made {used} submissions in the last 24 hours; the limit is "
+                    f"{settings.SUBMISSION_DAILY_QUOTA}. Rejected and failed submissions do not count.",
+        )
 
 
 def _keep_upload(upload: UploadedFile, target: Path) -> None:
