@@ -186,7 +186,7 @@ if STORAGE_BACKEND == "s3":
         import boto3  # noqa: F401
     except ImportError:
         raise ImproperlyConfigured(
-            "STORAGE_BACKEND=s3 needs boto3: pip install 'django-storages[s3]' (or use STORAGE_BACKEND=local)"
+            "STORAGE_BACKEND=s3 needs boto3, which the lock file installs; reinstall with scripts/run"
         ) from None
     _bucket = env_str("AWS_STORAGE_BUCKET_NAME")
     if not _bucket:
@@ -194,6 +194,7 @@ if STORAGE_BACKEND == "s3":
     _s3 = {
         "bucket_name": _bucket,
         "endpoint_url": env_str("AWS_S3_ENDPOINT_URL"),
+        "region_name": env_str("AWS_S3_REGION_NAME"),
         "access_key": env_str("AWS_ACCESS_KEY_ID"),
         "secret_key": env_str("AWS_SECRET_ACCESS_KEY"),
         "default_acl": "private",

@@ -11,7 +11,7 @@ from django.utils import timezone
 from competitions.models import Competition
 from grading import checks
 from grading.models import Flag, Run, Submission, TierAggregate
-from grading.services.submissions import submission_folder, submission_transition
+from grading.services.submissions import submission_transition
 from leaderboard.aggregation import AGGREGATION_VERSION, RunOutcome, aggregate
 
 logger = logging.getLogger(__name__)

@@ -5,6 +5,8 @@ import uuid
 from pathlib import Path
 
 from django.conf import settings
+from django.core.files import File
+from django.core.files.storage import storages
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
@@ -13,7 +15,13 @@ from grading.bundles.bundle import Bundle, read_bundle
 from grading.bundles.errors import BundleError
 from grading.bundles.limits import Limits
 from grading.models import Submission
-from grading.services.submissions import SubmissionRefused, quota_used, submission_folder
+from grading.services.submissions import (
+    SubmissionRefused,
+    archive_name,
+    private_storage_is_remote,
+    quota_used,
+    submission_folder,
+)
 from portal.accounts.models import Team
 
 
@@ -71,13 +79,20 @@ def submission_create(*, team: Team, user, upload: UploadedFile) -> Submission:
             )
             final = submission_folder(submission)
             staging.rename(final)
-            submission.bundle_name = str((final / "bundle.archive").relative_to(settings.PRIVATE_ROOT))
+            if private_storage_is_remote():
+                # Workers on other machines fetch the archive from the shared (S3) storage.
+                with (final / "bundle.archive").open("rb") as handle:
+                    submission.bundle_name = storages["private"].save(archive_name(submission), File(handle))
+            else:
+                submission.bundle_name = str((final / "bundle.archive").relative_to(settings.PRIVATE_ROOT))
             submission.save(update_fields=["bundle_name"])
             transaction.on_commit(lambda: validate_submission.delay(submission.pk))
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         if "final" in locals():
             shutil.rmtree(final, ignore_errors=True)
+            if private_storage_is_remote():
+                storages["private"].delete(archive_name(submission))
         raise
     return submission
 

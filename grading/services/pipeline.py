@@ -5,7 +5,6 @@ constraints, and the step that finishes a submission runs once because only one 
 """
 
 import logging
-import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from grading.engine import GRADER_VERSION
 from grading.engine.report_parser import MalformedReport, parse_grading_report
 from grading.models import Run, Submission
 from grading.services.grade_file import grade_file
-from grading.services.submissions import submission_folder, submission_transition
+from grading.services.submissions import submission_bundle_root, submission_files_delete, submission_transition
 
 logger = logging.getLogger(__name__)
 S = Submission.Status
@@ -62,7 +61,7 @@ def submission_validate(*, submission_id: int) -> None:
     if not submission_transition(submission_id=submission_id, to=S.VALIDATING, expected=(S.RECEIVED,)):
         return
     submission = Submission.objects.select_related("benchmark").get(pk=submission_id)
-    root = submission_folder(submission) / "bundle"
+    root = submission_bundle_root(submission)
     competitions = {c.slug: c for c in Competition.objects.filter(benchmark=submission.benchmark)}
     try:
         layout = discover_layout(root=root, known_competition_ids=competitions.keys())
@@ -105,7 +104,7 @@ def submission_reject(*, submission_id: int, reason: str) -> None:
         Run.objects.filter(submission_id=submission_id).delete()
         if submission_transition(submission_id=submission_id, to=S.REJECTED, reason=reason):
             submission = Submission.objects.get(pk=submission_id)
-            transaction.on_commit(lambda: shutil.rmtree(submission_folder(submission), ignore_errors=True))
+            transaction.on_commit(lambda: submission_files_delete(submission))
 
 
 def invalid_run_report(run: Run, reason: str) -> dict:
@@ -129,7 +128,7 @@ def run_grade(*, run_id: int) -> None:
         Run.objects.filter(pk=run_id).exclude(status=Run.Status.DONE).update(
             status=Run.Status.GRADING, attempts=F("attempts") + 1, claimed_at=timezone.now()
         )
-        path = submission_folder(run.submission) / "bundle" / run.submission_file if run.submission_file else None
+        path = submission_bundle_root(run.submission) / run.submission_file if run.submission_file else None
         try:
             report = grade_file(competition=run.competition, submission_path=path,
                                 display_path=run.submission_file or None).to_dict(with_reason=True)

@@ -1,10 +1,13 @@
 """Submissions: status transitions, quota, where their files live."""
 
 import logging
+import shutil
+import uuid
 from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
+from django.core.files.storage import FileSystemStorage, storages
 from django.utils import timezone
 
 from grading.models import Submission
@@ -61,5 +64,43 @@ def quota_used(*, team: Team) -> int:
 
 
 def submission_folder(submission: Submission) -> Path:
-    """The submission's own folder in private storage; everything of it lives below."""
+    """The submission's own local folder under PRIVATE_ROOT; everything of it on this machine lives below."""
     return Path(settings.PRIVATE_ROOT) / "submissions" / str(submission.pk)
+
+
+def private_storage_is_remote() -> bool:
+    return not isinstance(storages["private"], FileSystemStorage)
+
+
+def archive_name(submission: Submission) -> str:
+    return f"submissions/{submission.pk}/bundle.archive"
+
+
+def submission_bundle_root(submission: Submission) -> Path:
+    """The unpacked bundle on this machine. With remote private storage (S3), a worker that does not have
+    it yet downloads the archive and unpacks it again, with the same safety checks as at intake."""
+    root = submission_folder(submission) / "bundle"
+    if root.is_dir() or not private_storage_is_remote():
+        return root
+    from grading.bundles.archive import extract_archive
+
+    scratch = submission_folder(submission).with_name(f"{submission.pk}.{uuid.uuid4().hex}")
+    scratch.mkdir(parents=True)
+    try:
+        archive = scratch / "bundle.archive"
+        with storages["private"].open(archive_name(submission), "rb") as source, archive.open("wb") as target:
+            shutil.copyfileobj(source, target, 1 << 20)
+        extract_archive(archive=archive, target=scratch / "bundle")
+        try:
+            scratch.rename(submission_folder(submission))
+        except OSError:
+            pass  # another process on this machine got there first; its copy is the same
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return root
+
+
+def submission_files_delete(submission: Submission) -> None:
+    shutil.rmtree(submission_folder(submission), ignore_errors=True)
+    if private_storage_is_remote():
+        storages["private"].delete(archive_name(submission))
