@@ -18,18 +18,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from grading.engine.errors import InvalidSubmission
+from grading.engine.errors import AnswersProblem, InvalidSubmission
 
 MAX_EXAMPLES = 3
 _MAX_SHOWN_CHARS = 60
 
 
-class AnswersProblem(ValueError):
-    """The answers frame does not fit the grader's parameters: a setup problem on our side, not the team's.
-
-    It is deliberately not an :class:`InvalidSubmission`, so that it is never shown to a team as the
-    reason their file was rejected.
-    """
+__all__ = ["AnswersProblem", "InvalidSubmission"]  # re-exported for the grader modules
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -116,7 +111,7 @@ def grader_function(fn: Callable[..., float]) -> Callable[..., float]:
             return fn(submission, answers, **params)
         except (InvalidSubmission, AnswersProblem):
             raise
-        except Exception as exc:  # noqa: BLE001 - mirrors the reference: any error means "invalid"
+        except Exception as exc:  # mirrors the reference: any error means "invalid"
             detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
             detail = detail[:300]
             raise InvalidSubmission(
@@ -140,7 +135,9 @@ def _column_hint(missing: str, present: Sequence[Any]) -> str | None:
     key = str(missing).strip().lower()
     for col in present:
         if str(col).strip().lower() == key and str(col) != str(missing):
-            return f"column {show(col)} looks like {show(missing)}: column names are case- and space-sensitive"
+            return (
+                f"column {show(col)} looks like {show(missing)}: column names are case- and space-sensitive"
+            )
     return None
 
 
@@ -163,8 +160,8 @@ def require_columns(
     if missing:
         exp = describe_columns(expected if expected is not None else required)
         message = f"expected columns {exp}; missing {describe_columns(missing)}"
-        if not present or (len(present) == 1 and frame.shape[0] == 0 and not str(present[0]).strip()):
-            message += " (the file has no header row)"
+        if not present:
+            message += " (the file has no columns)"
         hints = [h for h in (_column_hint(m, present) for m in missing[:MAX_EXAMPLES]) if h]
         if hints:
             message += "; " + "; ".join(hints)
@@ -374,7 +371,9 @@ def require_non_negative(values: np.ndarray, column: str, ids: RowIds | None = N
     negative = values < 0
     if negative.any():
         positions = np.flatnonzero(negative)
-        examples = "; ".join(f"{row_label(int(p), ids)} has {show(values[int(p)])}" for p in positions[:MAX_EXAMPLES])
+        examples = "; ".join(
+            f"{row_label(int(p), ids)} has {show(values[int(p)])}" for p in positions[:MAX_EXAMPLES]
+        )
         raise InvalidSubmission(
             f"column {show(column)} has {plural(len(positions), 'negative value')}, e.g. {examples}; {why}"
         )
@@ -393,7 +392,8 @@ def require_rows_sum_to_one(
     The reference sums with pandas (missing cells count as 0) and tests ``numpy.isclose(sum, 1, atol)``,
     whose default relative tolerance adds ``rtol * 1``: a row passes when ``|sum - 1| <= atol + rtol``.
     """
-    sums = np.where(np.isnan(matrix), 0.0, matrix).sum(axis=1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        sums = np.where(np.isnan(matrix), 0.0, matrix).sum(axis=1)
     close = np.abs(sums - 1.0) <= atol + rtol * 1.0
     if not close.all():
         positions = np.flatnonzero(~close)
@@ -404,6 +404,20 @@ def require_rows_sum_to_one(
             f"each row's probabilities over {plural(len(columns), 'class column')} must sum to 1 "
             f"(within {atol + rtol:g}); {plural(len(positions), 'row')} "
             f"{'does' if len(positions) == 1 else 'do'} not: {examples}"
+        )
+
+
+def require_no_empty_cells(matrix: np.ndarray, columns: Sequence[Any], ids: RowIds | None = None) -> None:
+    empty = np.isnan(matrix)
+    if empty.any():
+        rows, cols = np.nonzero(empty)
+        examples = "; ".join(
+            f"{row_label(r, ids)}, column {show(columns[c])}"
+            for r, c in list(zip(rows.tolist(), cols.tolist()))[:MAX_EXAMPLES]
+        )
+        raise InvalidSubmission(
+            f"{plural(len(rows), 'probability', 'probabilities')} {'is' if len(rows) == 1 else 'are'} "
+            f"missing (empty or NaN), e.g. {examples}; fill every class column of every row"
         )
 
 

@@ -47,7 +47,6 @@ _K2 = np.uint64(0xBF58476D1CE4E5B9)
 _K3 = np.uint64(0x94D049BB133111EB)
 _BYTE_MASKS = np.array([0] + [(1 << (8 * k)) - 1 for k in range(1, 8)] + [_MASK64], dtype=np.uint64)
 _SHORT_TEXT = 64  # bytes hashed with whole-column passes; longer tails are folded in row by row
-_CACHE_WORDS = 32_000_000  # keep up to this many 8-byte words from hashing for the exact check
 _BLOCK = 1 << 15  # rows per vectorised pass: small enough for the temporaries to stay in cache
 _PAD_WORDS = _SHORT_TEXT // 8 + 3  # zero words after the data, so reads past a short last string stay inside
 
@@ -91,19 +90,24 @@ class _Bytes:
         self.starts = starts
         self.lens = lens
         self.maxlen = int(lens.max()) if len(lens) else 0
-        self._cached: list[np.ndarray] | None = None
 
     @staticmethod
     def from_arrow(array) -> _Bytes:
+        if isinstance(array, pa.ChunkedArray):  # combined only here: comparisons work chunk-wise
+            array = array.combine_chunks()
         offset_type = np.int32 if array.type == pa.string() else np.int64
         buffers = array.buffers()
         size = np.dtype(offset_type).itemsize
-        offsets = np.frombuffer(buffers[1], dtype=offset_type, count=len(array) + 1, offset=array.offset * size)
+        offsets = np.frombuffer(
+            buffers[1], dtype=offset_type, count=len(array) + 1, offset=array.offset * size
+        )
         end = int(offsets[-1]) if len(offsets) else 0
         needed = end // 8 + _PAD_WORDS
         data = buffers[2]
         if data is not None and data.address % 8 == 0 and data.size >= needed * 8:
-            words = np.frombuffer(data, dtype=np.uint64, count=needed)  # zero-copy; bytes past the end are masked
+            words = np.frombuffer(
+                data, dtype=np.uint64, count=needed
+            )  # zero-copy; bytes past the end are masked
         else:
             words = np.zeros(needed, dtype=np.uint64)
             if end:
@@ -111,15 +115,18 @@ class _Bytes:
         return _Bytes(words, offsets[:-1], offsets[1:] - offsets[:-1])
 
     @staticmethod
-    def from_strings(values: np.ndarray) -> _Bytes | None:
-        """From an object array of str (None if a value is not a str or contains a NUL character)."""
-        n = len(values)
-        if n == 0:
-            return _Bytes(np.zeros(_PAD_WORDS, dtype=np.uint64), np.zeros(0, np.int64), np.zeros(0, np.int64))
+    def join(values: np.ndarray) -> bytes | None:
+        """All strings joined by NUL and UTF-8 encoded (None if a value is not a str)."""
         try:
-            joined = "\0".join(values).encode("utf-8", "surrogatepass")
+            return "\0".join(values).encode("utf-8", "surrogatepass")
         except TypeError:
             return None
+
+    @staticmethod
+    def from_joined(joined: bytes, n: int) -> _Bytes | None:
+        """From :meth:`join`'s output for n strings (None if a string itself contains a NUL)."""
+        if n == 0:
+            return _Bytes(np.zeros(_PAD_WORDS, dtype=np.uint64), np.zeros(0, np.int64), np.zeros(0, np.int64))
         data = np.frombuffer(joined, dtype=np.uint8)
         separators = np.flatnonzero(data == 0)
         if len(separators) != n - 1:
@@ -157,55 +164,53 @@ class _Bytes:
     def hash(self) -> np.ndarray:
         n = len(self.lens)
         count = (min(self.maxlen, _SHORT_TEXT) + 7) // 8
-        keep = n * count <= _CACHE_WORDS
-        cached = [np.empty(n, dtype=np.uint64) for _ in range(count)] if keep else None
         out = np.empty(n, dtype=np.uint64)
         for first in range(0, n, _BLOCK):
             last = min(n, first + _BLOCK)
             lens = self.lens[first:last]
             h = lens.astype(np.uint64) * _K1
             for k, word in enumerate(self._block_words(self.starts[first:last], lens, count)):
-                if keep:
-                    cached[k][first:last] = word
-                h ^= word
-                h *= _K2
-                h ^= h >> np.uint64(29)
+                # only words inside a string enter its hash, so the hash never depends on the column
+                mixed = h ^ word
+                mixed *= _K2
+                mixed ^= mixed >> np.uint64(29)
+                if k == 0:
+                    h = mixed
+                else:
+                    np.copyto(h, mixed, where=lens > 8 * k)
             if self.maxlen > _SHORT_TEXT:  # rare: fold in the tails of long strings row by row
                 for row in np.flatnonzero(lens > _SHORT_TEXT):
                     tail = hash(self.raw(first + int(row))[_SHORT_TEXT:]) & _MASK64
                     h[row] ^= np.uint64(tail)
             out[first:last] = _mix(h)
-        self._cached = cached
         return out
 
     def equal_rows(self, rows: np.ndarray | None, other: _Bytes, other_rows: np.ndarray) -> np.ndarray:
         """Exact byte equality of self[rows[k]] and other[other_rows[k]] (rows None: every row in order)."""
-        mine_lens = self.lens if rows is None else self.lens[rows]
-        same = np.asarray(mine_lens == other.lens[other_rows], dtype=bool)
-        longest = max(self.maxlen, other.maxlen)
-        count = (min(longest, _SHORT_TEXT) + 7) // 8
-        if self._cached is not None and other._cached is not None:
-            for k in range(count):
-                a = self._cached[k] if k < len(self._cached) else np.uint64(0)
-                if rows is not None and k < len(self._cached):
-                    a = a[rows]
-                b = other._cached[k][other_rows] if k < len(other._cached) else np.uint64(0)
-                same &= a == b
-        else:
-            mine_starts = self.starts if rows is None else self.starts[rows]
-            their_starts, their_lens = other.starts[other_rows], other.lens[other_rows]
-            mine_count = (min(self.maxlen, _SHORT_TEXT) + 7) // 8
-            their_count = (min(other.maxlen, _SHORT_TEXT) + 7) // 8
-            for first in range(0, len(same), _BLOCK):
-                last = min(len(same), first + _BLOCK)
-                pairs = zip_longest(  # past a side's longest string its words are all zero
-                    self._block_words(mine_starts[first:last], mine_lens[first:last], mine_count),
-                    other._block_words(their_starts[first:last], their_lens[first:last], their_count),
-                    fillvalue=np.uint64(0),
-                )
-                for a, b in pairs:
-                    same[first:last] &= a == b
-        if longest > _SHORT_TEXT:
+        n = len(other_rows)
+        same = np.empty(n, dtype=bool)
+        mine_count = (min(self.maxlen, _SHORT_TEXT) + 7) // 8
+        their_count = (min(other.maxlen, _SHORT_TEXT) + 7) // 8
+        for first in range(0, n, _BLOCK):
+            last = min(n, first + _BLOCK)
+            if rows is None:
+                mine_starts, mine_lens = self.starts[first:last], self.lens[first:last]
+            else:
+                block = rows[first:last]
+                mine_starts, mine_lens = self.starts[block], self.lens[block]
+            block = other_rows[first:last]
+            their_starts, their_lens = other.starts[block], other.lens[block]
+            equal = mine_lens == their_lens
+            pairs = zip_longest(  # past a side's longest string its words are all zero
+                self._block_words(mine_starts, mine_lens, mine_count),
+                other._block_words(their_starts, their_lens, their_count),
+                fillvalue=np.uint64(0),
+            )
+            for a, b in pairs:
+                equal &= a == b
+            same[first:last] = equal
+        if max(self.maxlen, other.maxlen) > _SHORT_TEXT:
+            mine_lens = self.lens if rows is None else self.lens[rows]
             for k in np.flatnonzero(same & (mine_lens > _SHORT_TEXT)):
                 mine_row = int(k) if rows is None else int(rows[k])
                 same[k] = self.raw(mine_row) == other.raw(int(other_rows[k]))
@@ -235,6 +240,16 @@ class _Ids:
     missing: np.ndarray | None = None  # bool, computed lazily for text
     _bytes: _Bytes | None = field(default=None, repr=False)
     _bytes_tried: bool = field(default=False, repr=False)
+    _joined: bytes | None = field(default=None, repr=False)
+    _joined_tried: bool = field(default=False, repr=False)
+
+    def joined(self) -> bytes | None:
+        """Python-storage text joined into one byte string (None if not all values are str)."""
+        if not self._joined_tried:
+            self._joined_tried = True
+            if self.kind == "str" and self.arrow is None:
+                self._joined = _Bytes.join(self.obj)
+        return self._joined
 
     def text_bytes(self) -> _Bytes | None:
         """The text as bytes, or None when that is not possible (missing values, non-str objects)."""
@@ -243,8 +258,8 @@ class _Ids:
             if self.kind == "str":
                 if self.arrow is not None:
                     self._bytes = None if self.arrow.null_count else _Bytes.from_arrow(self.arrow)
-                else:
-                    self._bytes = _Bytes.from_strings(self.obj)
+                elif self.joined() is not None:
+                    self._bytes = _Bytes.from_joined(self.joined(), self.n)
         return self._bytes
 
     def missing_mask(self) -> np.ndarray:
@@ -286,8 +301,8 @@ def _arrow_array(series: pd.Series):
     array = getattr(series.array, "_pa_array", None)
     if array is None:
         return None
-    if isinstance(array, pa.ChunkedArray):
-        array = array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)
+    if isinstance(array, pa.ChunkedArray) and array.num_chunks == 1:
+        array = array.chunk(0)
     if array.type not in (pa.string(), pa.large_string()):
         try:
             array = array.cast(pa.large_string())
@@ -346,10 +361,9 @@ def _prepare_pair(s: _Ids, a: _Ids) -> tuple[_Ids, _Ids]:
             s = _Ids("float", s.n, num=s.num.astype(np.float64), missing=s.missing)
         else:
             a = _Ids("float", a.n, num=a.num.astype(np.float64), missing=a.missing)
-    elif not _is_numeric(s):
-        if s.text_bytes() is None or a.text_bytes() is None:
-            s = _Ids("object", s.n, obj=s.objects(), missing=s.missing_mask())
-            a = _Ids("object", a.n, obj=a.objects(), missing=a.missing_mask())
+    elif not _is_numeric(s) and (s.text_bytes() is None or a.text_bytes() is None):
+        s = _Ids("object", s.n, obj=s.objects(), missing=s.missing_mask())
+        a = _Ids("object", a.n, obj=a.objects(), missing=a.missing_mask())
     return s, a
 
 
@@ -367,12 +381,26 @@ def _identical(s: _Ids, a: _Ids) -> bool:
             return False
         equal = pc.equal(s.arrow, a.arrow)
         return equal.null_count == 0 and bool(pc.all(equal).as_py() if len(equal) else True)
+    if s.joined() is not None and a.joined() is not None and s.text_bytes() is not None:
+        return s.joined() == a.joined()  # same strings in the same order (NUL-free, so unambiguous)
     sb, ab = s.text_bytes(), a.text_bytes()
     if sb is not None and ab is not None:
         return bool(sb.equal_rows(None, ab, np.arange(a.n)).all())
     if s.missing_mask().any():
         return False
     return bool(np.asarray(s.objects() == a.objects(), dtype=bool).all())
+
+
+def _quick_identical(s: _Ids, a: _Ids) -> bool:
+    """Row-by-row equality of two text columns, straight from their storage."""
+    if s.kind != "str" or a.kind != "str":
+        return False
+    if s.arrow is not None and a.arrow is not None:
+        return _identical(s, a)
+    if s.arrow is None and a.arrow is None:
+        joined = s.joined()
+        return joined is not None and joined == a.joined() and joined.count(b"\0") == s.n - 1
+    return False
 
 
 def _hash(ids: _Ids) -> np.ndarray:
@@ -405,6 +433,25 @@ def _exact_key_range(s: _Ids, a: _Ids) -> int | None:
     return None
 
 
+def _same_tops(x: np.ndarray, y: np.ndarray, bits: int) -> bool:
+    """Whether two packed arrays agree on every key (their bits above the row number)."""
+    step = _BLOCK * 8
+    return all(
+        not ((x[i : i + step] ^ y[i : i + step]) >> np.uint64(bits)).any() for i in range(0, len(x), step)
+    )
+
+
+def _adjacent_equal_tops(x: np.ndarray, bits: int) -> np.ndarray:
+    """Positions i where packed x[i] and x[i + 1] carry the same key."""
+    step = _BLOCK * 8
+    found = []
+    for i in range(0, len(x) - 1, step):
+        j = min(len(x) - 1, i + step)
+        same = ((x[i:j] ^ x[i + 1 : j + 1]) >> np.uint64(bits)) == 0
+        found.append(np.flatnonzero(same) + i)
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.intp)
+
+
 def _index_bits(n: int) -> int:
     return max(1, (max(n, 2) - 1).bit_length())
 
@@ -435,8 +482,8 @@ def match_permutation(sub_ids: pd.Series, ans_ids: pd.Series) -> np.ndarray | No
         return None
     if s.n == 0:
         return True
-    if s.arrow is not None and a.arrow is not None and _identical(s, a):
-        return True  # the usual case, checked before any other work
+    if _quick_identical(s, a):
+        return True  # the usual case (the sample submission's order), checked before any other work
     s, a = _prepare_pair(s, a)
     if s.kind == "object" and (s.missing_mask().any() or a.missing_mask().any()):
         return None
@@ -453,10 +500,9 @@ def match_permutation(sub_ids: pd.Series, ans_ids: pd.Series) -> np.ndarray | No
         # exact keys: (id - smallest) in the high bits, the row number in the low bits
         s_keys = _packed_sort((s.num.view(np.uint64) - offset) << np.uint64(bits), 0)
         a_keys = _packed_sort((a.num.view(np.uint64) - offset) << np.uint64(bits), 0)
-        s_top, a_top = s_keys >> np.uint64(bits), a_keys >> np.uint64(bits)
-        if not np.array_equal(s_top, a_top):
+        if not _same_tops(s_keys, a_keys, bits):
             return None
-        if (a_top[1:] == a_top[:-1]).any():
+        if len(_adjacent_equal_tops(a_keys, bits)):
             raise AnswersHaveDuplicateIds
         perm = np.empty(n, dtype=np.intp)
         perm[(s_keys & row_mask).astype(np.intp)] = (a_keys & row_mask).astype(np.intp)
@@ -464,17 +510,21 @@ def match_permutation(sub_ids: pd.Series, ans_ids: pd.Series) -> np.ndarray | No
     s_hash = _hash(s)
     s_sorted = _packed_sort(s_hash, bits)
     a_sorted = _packed_sort(_hash(a), bits)
-    s_top, a_top = s_sorted >> np.uint64(bits), a_sorted >> np.uint64(bits)
-    if not np.array_equal(s_top, a_top):
+    if not _same_tops(s_sorted, a_sorted, bits):
         return None
-    s_rows = (s_sorted & row_mask).astype(np.intp)
-    a_rows = (a_sorted & row_mask).astype(np.intp)
     # Equal hashes within the answers: a collision, or a repeated id.
-    collided = np.flatnonzero(a_top[1:] == a_top[:-1])
-    if len(collided) and _equal_at(a, a, a_rows[collided], a_rows[collided + 1]).any():
-        raise AnswersHaveDuplicateIds
+    collided = _adjacent_equal_tops(a_sorted, bits)
+    if len(collided):
+        first_rows = (a_sorted[collided] & row_mask).astype(np.intp)
+        next_rows = (a_sorted[collided + 1] & row_mask).astype(np.intp)
+        if _equal_at(a, a, first_rows, next_rows).any():
+            raise AnswersHaveDuplicateIds
     perm = np.empty(n, dtype=np.intp)
-    perm[s_rows] = a_rows
+    for first in range(0, n, _BLOCK * 8):  # in slices, to keep temporaries small
+        last = min(n, first + _BLOCK * 8)
+        perm[(s_sorted[first:last] & row_mask).astype(np.intp)] = (a_sorted[first:last] & row_mask).astype(
+            np.intp
+        )
     same = _equal_at(s, a, None, perm)
     if not same.all():
         perm = _resolve_collisions(s, a, perm, same, s_hash, s_sorted, a_sorted, bits)
@@ -484,16 +534,15 @@ def match_permutation(sub_ids: pd.Series, ans_ids: pd.Series) -> np.ndarray | No
 def _resolve_collisions(s, a, perm, same, s_hash, s_sorted, a_sorted, bits) -> np.ndarray | None:
     """Re-pair rows whose (truncated) hashes collide by comparing the actual values."""
     row_mask = np.uint64((1 << bits) - 1)
-    s_top = s_sorted >> np.uint64(bits)
     changed: list[int] = []
     done_groups: set[int] = set()
     for row in np.flatnonzero(~same):
-        top = s_hash[row] >> np.uint64(bits)
-        lo = int(np.searchsorted(s_top, top, side="left"))
+        low_key = (s_hash[row] >> np.uint64(bits)) << np.uint64(bits)  # the group's smallest packed value
+        lo = int(np.searchsorted(s_sorted, low_key, side="left"))
         if lo in done_groups:
             continue
         done_groups.add(lo)
-        hi = int(np.searchsorted(s_top, top, side="right"))
+        hi = int(np.searchsorted(s_sorted, low_key | row_mask, side="right"))
         sub_group = (s_sorted[lo:hi] & row_mask).astype(np.intp)
         ans_group = (a_sorted[lo:hi] & row_mask).astype(np.intp)
         unused: dict = {}
@@ -619,10 +668,14 @@ def describe_id_mismatch(sub_ids: pd.Series, ans_ids: pd.Series, id_column: str)
     """Why the submission's ids are not the answers' ids: counts and examples."""
     s, a = _ids_of(sub_ids), _ids_of(ans_ids)
     head = f"the ids in column {show(id_column)} do not match the test set"
-    hint = "Submit exactly one row for each id of the sample submission, with the ids written exactly as there"
+    hint = (
+        "Submit exactly one row for each id of the sample submission, with the ids written exactly as there"
+    )
     if s.n and a.n and not _comparable(s, a):
         s_missing = s.missing_mask()
-        example_s = show(s.values_at(np.flatnonzero(~s_missing)[:1])[0]) if (~s_missing).any() else "empty cells"
+        example_s = (
+            show(s.values_at(np.flatnonzero(~s_missing)[:1])[0]) if (~s_missing).any() else "empty cells"
+        )
         example_a = show(a.values_at(np.arange(1))[0])
         what_s = "numbers" if _is_numeric(s) else "text"
         what_a = "numbers" if _is_numeric(a) else "text"
@@ -638,34 +691,48 @@ def describe_id_mismatch(sub_ids: pd.Series, ans_ids: pd.Series, id_column: str)
         empty = np.flatnonzero(s_missing)
         rows = ", ".join(f"row {int(p) + 1}" for p in empty[:MAX_EXAMPLES])
         parts.append(f"{plural(len(empty), 'row')} {'has' if len(empty) == 1 else 'have'} no id ({rows})")
+    s_orig, a_orig = s, a
     s, a = _prepare_pair(s, a)
     s_hash, a_hash = _hash(s), _hash(a)
     present = ~s.missing_mask()
-    in_answers = np.isin(s_hash, a_hash) & present
-    in_submission = np.isin(a_hash, s_hash[present])
-    absent = np.flatnonzero(~in_submission)
+    a_keys, a_counts = np.unique(a_hash, return_counts=True)
+    s_keys, s_counts = np.unique(s_hash[present], return_counts=True)
+    # how often each answers id occurs in the submission, and each submission id in the answers
+    where = np.searchsorted(s_keys, a_hash).clip(0, max(len(s_keys) - 1, 0))
+    found_in_sub = np.zeros(len(a_hash), dtype=np.int64)
+    if len(s_keys):
+        hit = s_keys[where] == a_hash
+        found_in_sub[hit] = s_counts[where[hit]]
+    expected_in_ans = a_counts[np.searchsorted(a_keys, a_hash)]
+    absent = np.flatnonzero(found_in_sub < expected_in_ans)
+    where = np.searchsorted(a_keys, s_hash).clip(0, max(len(a_keys) - 1, 0))
+    in_answers = (a_keys[where] == s_hash) & present if len(a_keys) else np.zeros(len(s_hash), dtype=bool)
     unknown = np.flatnonzero(present & ~in_answers)
+    allowed = np.where(in_answers, a_counts[where] if len(a_keys) else 0, 0)
+    sub_count = np.zeros(len(s_hash), dtype=np.int64)
+    sub_count[present] = s_counts[np.searchsorted(s_keys, s_hash[present])]
+    over = np.flatnonzero(in_answers & (sub_count > allowed))
     if len(absent):
         parts.append(
             f"{plural(len(absent), 'test id')} {'is' if len(absent) == 1 else 'are'} missing "
-            f"(e.g. {show_many(a.values_at(absent[:MAX_EXAMPLES]))})"
+            f"(e.g. {show_many(a_orig.values_at(absent[:MAX_EXAMPLES]))})"
         )
     if len(unknown):
         shown = ", ".join(
-            f"{show(v)} in row {int(r) + 1}" for v, r in zip(s.values_at(unknown[:MAX_EXAMPLES]), unknown)
+            f"{show(v)} in row {int(r) + 1}"
+            for v, r in zip(s_orig.values_at(unknown[:MAX_EXAMPLES]), unknown)
         )
-        parts.append(f"{plural(len(unknown), 'id')} {'is' if len(unknown) == 1 else 'are'} not in the test set (e.g. {shown})")
-    present_hash = s_hash[present]
-    distinct, counts = np.unique(present_hash, return_counts=True)
-    repeated = distinct[counts > 1]
-    if len(repeated):
-        examples = []
-        for value in repeated[:MAX_EXAMPLES]:
-            row = int(np.flatnonzero(s_hash == value)[0])
-            examples.append(f"{show(s.values_at(np.array([row]))[0])} {int(counts[distinct == value][0])} times")
         parts.append(
-            f"{plural(len(repeated), 'id')} {'appears' if len(repeated) == 1 else 'appear'} more than once "
-            f"(e.g. {', '.join(examples)})"
+            f"{plural(len(unknown), 'id')} {'is' if len(unknown) == 1 else 'are'} not in the test set (e.g. {shown})"
+        )
+    if len(over):
+        repeated_keys, first_rows = np.unique(s_hash[over], return_index=True)
+        examples = []
+        for key, row in list(zip(repeated_keys.tolist(), over[first_rows].tolist()))[:MAX_EXAMPLES]:
+            examples.append(f"{show(s_orig.values_at(np.array([row]))[0])} {int(sub_count[row])} times")
+        parts.append(
+            f"{plural(len(repeated_keys), 'id')} {'appears' if len(repeated_keys) == 1 else 'appear'} more often "
+            f"than in the test set (e.g. {', '.join(examples)})"
         )
     if not parts:
         parts.append("the sorted id sequences differ")

@@ -16,6 +16,7 @@ import pandas as pd
 from grading.engine.errors import InvalidSubmission
 from grading.engine.graders._checks import MAX_EXAMPLES, plural, row_label, show
 
+
 @dataclass(frozen=True)
 class Labels:
     values: np.ndarray  # float64 for numbers (exact for whole numbers below 2**53), object for text
@@ -50,7 +51,11 @@ def labels_of(values: np.ndarray, column: str, ids=None) -> Labels:
             if not np.isfinite(values[positions]).all():
                 problem = "is empty or not finite" if len(positions) == 1 else "are empty or not finite"
             else:
-                problem = "is not a whole-number class label" if len(positions) == 1 else "are not whole-number class labels"
+                problem = (
+                    "is not a whole-number class label"
+                    if len(positions) == 1
+                    else "are not whole-number class labels"
+                )
             raise InvalidSubmission(
                 f"column {show(column)} must hold class labels like the answers'; "
                 f"{plural(len(positions), 'value')} {problem}, e.g. {examples}"
@@ -72,7 +77,9 @@ def labels_of(values: np.ndarray, column: str, ids=None) -> Labels:
     try:
         distinct = len(np.unique(objects))
     except TypeError:
-        raise InvalidSubmission(f"column {show(column)} mixes text with other values; write one label per row") from None
+        raise InvalidSubmission(
+            f"column {show(column)} mixes text with other values; write one label per row"
+        ) from None
     return Labels(objects, True, _binary_or_multiclass(distinct))
 
 
@@ -91,7 +98,10 @@ def combined_type(true: Labels, pred: Labels, column: str) -> str:
 
 def _mixed_message(true: Labels, column: str) -> str:
     kind = "text" if true.is_text else "numbers"
-    example = show(true.values[0]) if len(true.values) else ""
+    example = ""
+    if len(true.values):
+        first = true.values[0]
+        example = show(int(first) if not true.is_text and float(first).is_integer() else first)
     return (
         f"column {show(column)} must hold labels of the same kind as the answers ({kind}, e.g. {example}); "
         "write the class labels exactly as in the training data"

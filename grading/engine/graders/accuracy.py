@@ -51,14 +51,16 @@ def grade(
     if compare not in _COMPARE:
         raise TypeError(f"accuracy: compare must be one of {_COMPARE}, not {compare!r}")
     require_answers_columns(answers, [id_column, target_column])
-    require_row_count(submission, len(answers))
     require_columns(submission, [id_column, target_column])
+    require_row_count(submission, len(answers))
     pairing = pair_by_sorted_ids(submission, answers, id_column)
     if compare == "strings":
         matches = _equal_as_text(submission[target_column], answers[target_column], pairing)
         return float(np.average(matches))
     ids = submission_ids(submission, id_column) if pairing.sub_rows is None else None
-    predicted = labels_of(Pairing.take(label_values(submission[target_column]), pairing.sub_rows), target_column, ids)
+    predicted = labels_of(
+        Pairing.take(label_values(submission[target_column]), pairing.sub_rows), target_column, ids
+    )
     truth = labels_of(Pairing.take(label_values(answers[target_column]), pairing.ans_rows), target_column)
     combined_type(truth, predicted, target_column)
     return float(np.average(equal_labels(truth, predicted)))
@@ -83,7 +85,9 @@ def _text_objects(series: pd.Series) -> np.ndarray:
     """pandas 2.2 ``astype(str)`` of a column, as an object array."""
     dtype = series.dtype
     if pd.api.types.is_float_dtype(dtype):
-        return np.array([str(v) for v in series.to_numpy(dtype=np.float64, na_value=np.nan).tolist()], dtype=object)
+        return np.array(
+            [str(v) for v in series.to_numpy(dtype=np.float64, na_value=np.nan).tolist()], dtype=object
+        )
     if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_integer_dtype(dtype):
         if series.hasnans:  # nullable integers: pandas 2.2 would have read them as floats
             return _text_objects(series.astype(np.float64))

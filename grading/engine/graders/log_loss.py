@@ -29,6 +29,7 @@ from grading.engine.graders._checks import (
     require_columns,
     require_exact_columns,
     require_matrix_in_unit_interval,
+    require_no_empty_cells,
     require_row_count,
     require_rows_sum_to_one,
     require_unit_interval,
@@ -50,7 +51,9 @@ def _loss(truth: np.ndarray, predicted: np.ndarray) -> float:
 
 @register("log_loss_binary")
 @grader_function
-def grade_binary(submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, target_column: str) -> float:
+def grade_binary(
+    submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, target_column: str
+) -> float:
     """Binary log loss; ``target_column`` is the probability of the answers' larger label (e.g. 1 = dog)."""
     require_answers_columns(answers, [id_column, target_column])
     require_columns(submission, [id_column, target_column])
@@ -119,11 +122,10 @@ def grade_multiclass(
             )
     else:
         if columns == "exact":
-            require_row_count(submission, len(answers))
             require_exact_columns(submission, expected)
         else:
             require_columns(submission, expected)
-            require_row_count(submission, len(answers))
+        require_row_count(submission, len(answers))
         checked = classes
         matrix_source = [submission[c] for c in classes]
 
@@ -131,6 +133,7 @@ def grade_multiclass(
     matrix = np.empty((len(submission), len(checked)), dtype=np.float64)
     for j, (name, series) in enumerate(zip(checked, matrix_source)):
         matrix[:, j] = numeric_values(series, str(name), ids)
+    require_no_empty_cells(matrix, checked, ids)
     require_rows_sum_to_one(matrix, checked, ids, atol=row_sum_atol, rtol=row_sum_rtol)
     require_matrix_in_unit_interval(matrix, checked, ids)
 

@@ -40,8 +40,9 @@ _ID_CHECKS = ("sorted_equal", "none")
 
 def rmse(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     """scikit-learn 1.5's root_mean_squared_error on one output, operation for operation."""
-    errors = np.sqrt(np.average((y_true.reshape(-1, 1) - y_pred.reshape(-1, 1)) ** 2, axis=0))
-    return float(np.average(errors))
+    with np.errstate(over="ignore"):  # huge values give inf, as in the reference
+        errors = np.sqrt(np.average((y_true.reshape(-1, 1) - y_pred.reshape(-1, 1)) ** 2, axis=0))
+        return float(np.average(errors))
 
 
 @register("rmse")
@@ -66,8 +67,8 @@ def grade_rmse(
     require_columns(submission, [id_column, target_column])
     ids = submission_ids(submission, id_column)
     if id_check == "sorted_equal":
-        values = float_values_like_sklearn(submission[target_column], target_column, ids)
         require_row_count(submission, len(answers))
+        values = float_values_like_sklearn(submission[target_column], target_column, ids)
         pairing = pair_by_sorted_ids(submission, answers, id_column)
     else:
         if len(submission) != len(answers):
@@ -107,7 +108,9 @@ def grade_rmsle(submission: pd.DataFrame, answers: pd.DataFrame, *, target_colum
                 "and MLE-bench scores this as invalid"
             )
         require_non_negative(
-            predicted, column, why="RMSLE (as scored by MLE-bench) refuses negative predictions; clip them at 0"
+            predicted,
+            column,
+            why="RMSLE (as scored by MLE-bench) refuses negative predictions; clip them at 0",
         )
         if pd.api.types.is_bool_dtype(submission[column].dtype):
             # NumPy's log1p of a boolean array computes in float16, and the reference passes the

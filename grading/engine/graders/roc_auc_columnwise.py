@@ -88,11 +88,10 @@ def grade(
     require_answers_columns(answers, [id_column, *targets])
     expected = [id_column, *targets]
     if columns == "exact":
-        require_row_count(submission, len(answers))
         require_exact_columns(submission, expected)
     else:
         require_columns(submission, expected)
-        require_row_count(submission, len(answers))
+    require_row_count(submission, len(answers))
     ids = submission_ids(submission, id_column)
 
     if pair_columns == "by_position":
@@ -102,7 +101,7 @@ def grade(
             extra = [c for c in score_columns if c not in set(truth_columns)]
             raise InvalidSubmission(
                 f"expected only the columns {describe_columns(expected)}; remove "
-                f"{describe_columns(extra or score_columns[len(truth_columns):])} (MLE-bench scores every "
+                f"{describe_columns(extra or score_columns[len(truth_columns) :])} (MLE-bench scores every "
                 "non-id column in order, so an extra column makes the file invalid)"
             )
         truth_columns = truth_columns[: len(score_columns)]
@@ -207,7 +206,7 @@ def _index_alignment(
     for p, value in enumerate(ans_sorted.tolist()):
         position.setdefault(value, p)
     found = [position.get(value, -1) for value in sub_sorted.tolist()]
-    if -1 in found or any(v != v for v in sub_sorted.tolist()):
+    if -1 in found:  # pandas: "Unalignable boolean Series provided as indexer"
         raise InvalidSubmission(describe_id_mismatch(sub_ids, ans_ids, id_column))
     sub_keep = mask_sorted[np.asarray(found, dtype=np.intp)] if len(found) else np.zeros(0, dtype=bool)
     sub_rows = sub_order[sub_keep]
