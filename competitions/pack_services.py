@@ -14,7 +14,8 @@ from competitions.packs import FoundPack, PackError, find_packs, read_descriptio
 from competitions.services import competition_set_pack_leaderboard
 from grading.engine import csvio
 from grading.engine.medals import read_leaderboard
-from grading.engine.registry import get_grader
+from grading.engine.errors import AnswersProblem
+from grading.engine.registry import GraderRef, get_grader, run_grader
 
 logger = logging.getLogger(__name__)
 
@@ -53,9 +54,17 @@ def _checked(pack: FoundPack) -> tuple[Competition, Path, Path | None, dict]:
     except KeyError as exc:
         raise PackError(f"{pack.folder}: {exc.args[0]}") from None
     try:
-        csvio.load_answers(answers)
+        loaded = csvio.load_answers(answers)
     except Exception as exc:
         raise PackError(f"{answers}: the answers file cannot be read: {exc}") from None
+    if sample is not None:
+        # Grading the sample submission proves the answers fit the grader before anything is stored.
+        try:
+            run_grader(GraderRef(grader["name"], grader.get("params", {})), csvio.read_answers(sample), loaded)
+        except AnswersProblem as exc:
+            raise PackError(f"{answers}: the answers do not fit the grader '{grader['name']}': {exc}") from None
+        except Exception:  # noqa: BLE001 - a sample submission may well be invalid; only our side matters here
+            pass
     return competition, answers, sample, grader
 
 

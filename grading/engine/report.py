@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from grading.engine import csvio
-from grading.engine.errors import InvalidSubmission
+from grading.engine.errors import AnswersProblem, InvalidSubmission
 from grading.engine.medals import Thresholds, medals_for, thresholds_from_leaderboard
 from grading.engine.registry import GraderRef, get_grader, run_grader
 
@@ -217,6 +217,8 @@ def _score(
         return float(round(raw, 5)), None
     except InvalidSubmission as exc:
         return None, _clip(str(exc) or "the submission is invalid")
+    except AnswersProblem:
+        raise  # our answers or configuration are wrong: never the team's fault
     except Exception as exc:  # noqa: BLE001 - every grading failure is an invalid submission, not a crash
         return None, _clip(f"the grader could not score this file: {type(exc).__name__}: {exc}")
 

@@ -146,3 +146,10 @@ def test_a_synthetic_pack_brings_its_own_leaderboard_and_a_reload_keeps_it(regis
     from django.test import Client
 
     assert "synthetic demo pack (simulated teams, not Kaggle)" in Client().get(f"/competitions/{SPOOKY}/").content.decode()
+
+
+def test_answers_that_do_not_fit_the_grader_are_refused_at_import(registry, tmp_path):
+    broken = "id,EAP,HPL,MWS\n" + "".join(f"id{i:05d},x,y,z\n" for i in range(30))
+    with pytest.raises(CommandError, match="the answers do not fit the grader 'log_loss_multiclass'"):
+        call_command("import_competition_pack", str(write_portal_pack(tmp_path / "spooky", answers=broken)))
+    assert CompetitionPack.objects.count() == 0 and _private_files() == []
