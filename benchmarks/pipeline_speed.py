@@ -82,7 +82,7 @@ class Portal:
                                "--threads", "4", "--timeout", "600"])
         self.workers = [
             self.spawn([str(BIN / "celery"), "-A", "portal", "worker", "-Q", "default,grading", "-c", "1", "-n",
-                        f"bench{i}@%h", "--without-gossip", "--without-mingle", "--loglevel", "WARNING"])
+                        f"bench{i}@%h", "--without-gossip", "--without-mingle", "--loglevel", "INFO"])
             for i in range(workers)
         ]
         self.wait_healthy()
@@ -108,6 +108,10 @@ class Portal:
             except OSError:
                 time.sleep(0.5)
         raise RuntimeError("the portal did not start")
+
+    def runs_per_worker(self) -> list[int]:
+        logs = sorted(self.data.glob("celery-*.log"))
+        return [log.read_text().count("grading.tasks.grade_run") // 2 for log in logs]
 
     def web_peak(self) -> float:
         return peak_mb(self.web.pid)
@@ -213,7 +217,7 @@ def main() -> None:
             workers_peak = max(peak_mb(w.pid) for w in portal.workers)
             print(f"{count} worker(s): {wall:.1f} s from upload to '{body['status']}' (upload and validation "
                   f"{uploaded:.1f} s), {runs} runs, {runs / wall:.2f} runs/s; peak RSS web {portal.web_peak():.0f} MB, "
-                  f"busiest worker {workers_peak:.0f} MB")
+                  f"busiest worker {workers_peak:.0f} MB; runs graded per worker {portal.runs_per_worker()}")
         finally:
             portal.stop()
     if 1 in timings and 2 in timings:

@@ -298,6 +298,7 @@ BUNDLE_MAX_SUBMISSION_BYTES = env_int("BUNDLE_MAX_SUBMISSION_BYTES", 512 * 1024*
 SUBMISSION_DAILY_QUOTA = env_int("SUBMISSION_DAILY_QUOTA", 10, minimum=0)
 GRADING_SOFT_TIME_LIMIT = env_int("GRADING_SOFT_TIME_LIMIT", 600, minimum=1)
 GRADING_HARD_TIME_LIMIT = env_int("GRADING_HARD_TIME_LIMIT", 660, minimum=2)
+GRADING_THREADS = env_int("GRADING_THREADS", 1, minimum=1)
 SUBMISSION_DEADLINE_MINUTES = env_int("SUBMISSION_DEADLINE_MINUTES", 360, minimum=1)
 # Uploads stream to disk beside the private files (so keeping one is a rename, not a copy).
 FILE_UPLOAD_TEMP_DIR = DATA_DIR / "uploads-in-progress"
