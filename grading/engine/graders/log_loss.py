@@ -36,7 +36,7 @@ from grading.engine.graders._checks import (
     show,
     submission_ids,
 )
-from grading.engine.graders._ids import Pairing, in_reference_order, pair_by_sorted_ids
+from grading.engine.graders.ids import Pairing, in_reference_order, pair_by_sorted_ids
 from grading.engine.registry import register
 
 EPS = float(np.finfo(np.float64).eps)

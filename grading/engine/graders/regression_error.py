@@ -27,7 +27,7 @@ from grading.engine.graders._checks import (
     require_row_count,
     submission_ids,
 )
-from grading.engine.graders._ids import (
+from grading.engine.graders.ids import (
     Pairing,
     in_reference_order,
     pair_by_sorted_ids,

@@ -49,7 +49,7 @@ from grading.engine.graders._checks import (
     show,
     submission_ids,
 )
-from grading.engine.graders._ids import (
+from grading.engine.graders.ids import (
     AnswersHaveDuplicateIds,
     Pairing,
     _ids_of,
