@@ -5,5 +5,11 @@ from celery import shared_task
 
 @shared_task(name="portal.ping")
 def ping(payload: str) -> dict:
-    """Answer from a worker, naming it: used by health checks and tests of the worker path."""
-    return {"echo": payload, "worker": socket.gethostname()}
+    """Answer from a worker, naming it and the threads its grading may use: for health checks and tests."""
+    try:
+        import pyarrow
+
+        threads = pyarrow.cpu_count()
+    except ImportError:
+        threads = None
+    return {"echo": payload, "worker": socket.gethostname(), "grading_threads": threads}
