@@ -80,14 +80,6 @@ def aggregate(outcomes: Iterable[RunOutcome], *, split: Sequence[str], padded: b
     return result
 
 
-def is_padded(outcomes: Iterable[RunOutcome], *, split: Sequence[str]) -> bool:
-    """Whether the padded aggregate differs from the complete one (some seed lacks a competition)."""
-    runs = list(outcomes)
-    complete = aggregate(runs, split=split, padded=False)
-    padded = aggregate(runs, split=split, padded=True)
-    return (complete or {}).get("seeds", 0) != (padded or {}).get("seeds", 0)
-
-
 def format_mean_sem(agg: dict | None, field: str = "any_medal") -> str:
     """'12.3 ± 1.2' as in the MLE-bench README, or '—' when there is no aggregate."""
     if not agg:

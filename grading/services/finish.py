@@ -12,7 +12,7 @@ from competitions.models import Competition
 from grading import checks
 from grading.models import Flag, Run, Submission, TierAggregate
 from grading.services.submissions import submission_transition
-from leaderboard.aggregation import AGGREGATION_VERSION, RunOutcome, aggregate
+from leaderboard.aggregation import AGGREGATION_VERSION, RunOutcome, aggregate, format_mean_sem
 
 logger = logging.getLogger(__name__)
 S = Submission.Status
@@ -97,8 +97,7 @@ def submission_notify(*, submission_id: int) -> None:
         lines.append(submission.status_reason)
     for agg in submission.aggregates.filter(kind=TierAggregate.Kind.COMPLETE).order_by("tier"):
         if agg.data:
-            medal = agg.data["any_medal"]
-            lines.append(f"{agg.tier}: any medal {medal['mean']:.1f} ± {medal['sem']:.1f} % over {agg.data['seeds']} seed(s)")
+            lines.append(f"{agg.tier}: any medal {format_mean_sem(agg.data)} % over {agg.data['seeds']} seed(s)")
     send_mail(subject=f"Submission {submission.pk}: {submission.status}", message="\n".join(lines),
               from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=recipients)
 

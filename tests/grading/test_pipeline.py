@@ -69,6 +69,7 @@ def test_a_lite_bundle_is_regraded_and_every_score_equals_the_grade_command(
     # The team hears that grading ended.
     mails = list(mail_dir.glob("*.log"))
     assert mails and f"Submission {accepted['id']}" in mails[0].read_text()
+    assert "low: any medal " in mails[0].read_text() and "% over 3 seed(s)" in mails[0].read_text()
 
 
 @pytest.mark.worker
