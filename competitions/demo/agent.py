@@ -103,15 +103,19 @@ def _apply_defect(
         return submission.assign(**{id_column: ids})
     submission = submission.copy()
     rows = _some_rows(rng, n, 0.01)
+    text = isinstance(target, Text) or getattr(target, "is_text", False)
     if defect is Defect.NAN_VALUES:
-        values = submission[column].to_numpy(dtype=object if isinstance(target, Text) else float).copy()
+        values = submission[column].to_numpy(dtype=object if text else float).copy()
         values[rows] = np.nan
         submission[column] = values
         return submission
     if defect is Defect.OUT_OF_RANGE:
-        if isinstance(target, Text):
-            raise ValueError("text answers have no range")
         values = submission[column].to_numpy().copy()
+        if hasattr(target, "out_of_range"):  # a target kind that knows what "out of range" means for it
+            submission[column] = target.out_of_range(values, rows)
+            return submission
+        if text:
+            raise ValueError("text answers have no range")
         if isinstance(target, Labels):
             values[rows] = -1
         elif isinstance(target, Regression):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -197,8 +198,24 @@ class Text:
         return {self.column: np.where(known, y, noise)}
 
 
-Target = Binary | Labels | OneHot | MultiLabel | Regression | Text
+class Target(Protocol):
+    """What a target kind provides. Kinds beyond the ones above live beside their group's specs.
+
+    Optional: ``is_text = True`` when the predicted cells are text (NaN defects then blank them as text),
+    ``out_of_range(values, rows) -> values`` to say what an out-of-range prediction is for the kind, and
+    ``predicted_columns`` when a submission carries fewer columns than the answers.
+    """
+
+    @property
+    def columns(self) -> tuple[str, ...]: ...
+
+    @property
+    def sample_value(self) -> object: ...
+
+    def generate(self, rng: np.random.Generator, n: int) -> dict[str, np.ndarray]: ...
+
+    def predict(self, rng: np.random.Generator, truth: pd.DataFrame, quality: float) -> dict[str, np.ndarray]: ...
 
 
 def predicted_columns(target: Target) -> tuple[str, ...]:
-    return target.predicted_columns if isinstance(target, MultiLabel) else target.columns
+    return getattr(target, "predicted_columns", None) or target.columns

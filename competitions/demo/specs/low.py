@@ -1,67 +1,18 @@
-"""One small spec per Low-tier competition: id format, target kind and the hooks it needs.
-
-File names, column names and full row counts come from ``competitions.json`` (see :mod:`catalog`);
-a spec only says what the values look like. Adding a competition is adding an entry here.
-"""
+"""Specs of the 22 Low-tier (Lite) competitions."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 import numpy as np
-import pandas as pd
 
 from competitions.demo import fields, hooks, vocab
-from competitions.demo.targets import Binary, Labels, MultiLabel, OneHot, Regression, Target, Text
-
-ExtrasHook = Callable[[np.random.Generator, dict[str, np.ndarray], int], dict[str, np.ndarray]]
-BuildHook = Callable[[np.random.Generator, int], tuple[pd.DataFrame, pd.DataFrame | None]]
-
-
-@dataclass(frozen=True)
-class Spec:
-    """How to synthesise one competition's answers.
-
-    ``public_columns`` is the sample submission's header (the public format). Answers are
-    ``[id] + targets + extras`` (``targets_last`` puts targets at the end) unless ``build`` makes the whole
-    frame. ``rows`` rounds a requested size to one the id structure allows (whole images, 19 species).
-    """
-
-    id_format: str  # shown in description.md
-    targets: tuple[Target, ...]
-    public_columns: tuple[str, ...]
-    make_ids: fields.IdMaker | None = None
-    extras: ExtrasHook | None = None
-    targets_last: bool = False
-    build: BuildHook | None = None
-    rows: Callable[[int], int] | None = None
-    small_rows: int = 300
-    csv_quoting: str = "minimal"  # or "nonnumeric" (text normalisation writes QUOTE_NONNUMERIC)
-
-
-def _binary(
-    id_column: str,
-    make_ids: fields.IdMaker,
-    target: str,
-    prevalence: float,
-    *,
-    sample: float = 0.5,
-    id_format: str,
-) -> Spec:
-    return Spec(
-        id_format=id_format,
-        make_ids=make_ids,
-        targets=(Binary(target, prevalence, sample_value=sample),),
-        public_columns=(id_column, target),
-    )
-
+from competitions.demo.specs.base import Spec, binary
+from competitions.demo.targets import Binary, Labels, MultiLabel, OneHot, Regression, Text
 
 _DOGS = OneHot(vocab.DOG_BREEDS)
 _LEAVES = OneHot(vocab.LEAF_SPECIES)
 
 SPECS: dict[str, Spec] = {
-    "aerial-cactus-identification": _binary(
+    "aerial-cactus-identification": binary(
         "id",
         fields.hex_ids(32, suffix=".jpg"),
         "has_cactus",
@@ -94,10 +45,10 @@ SPECS: dict[str, Spec] = {
         targets=(_DOGS,),
         public_columns=("id", *vocab.DOG_BREEDS),
     ),
-    "dogs-vs-cats-redux-kernels-edition": _binary(
+    "dogs-vs-cats-redux-kernels-edition": binary(
         "id", fields.sequential_ids(start=1), "label", 0.5, id_format="1..N (test images renumbered)"
     ),
-    "histopathologic-cancer-detection": _binary(
+    "histopathologic-cancer-detection": binary(
         "id", fields.hex_ids(40), "label", 0.405, sample=0, id_format="40 hex digits"
     ),
     "jigsaw-toxic-comment-classification-challenge": Spec(
@@ -147,7 +98,7 @@ SPECS: dict[str, Spec] = {
         public_columns=("image_id", *vocab.PLANT_LABELS),
         small_rows=183,
     ),
-    "random-acts-of-pizza": _binary(
+    "random-acts-of-pizza": binary(
         "request_id",
         fields.reddit_ids,
         "requester_received_pizza",
@@ -166,7 +117,7 @@ SPECS: dict[str, Spec] = {
         public_columns=("StudyInstanceUID", *vocab.RANZCR_SCORED),
         extras=hooks.ranzcr_extras,
     ),
-    "siim-isic-melanoma-classification": _binary(
+    "siim-isic-melanoma-classification": binary(
         "image_name",
         fields.prefixed_ids("ISIC_", low=0, high=9_999_999, width=7),
         "target",
@@ -223,7 +174,7 @@ SPECS: dict[str, Spec] = {
         build=hooks.text_normalization(vocab.RU_TOKENS),
         csv_quoting="nonnumeric",
     ),
-    "the-icml-2013-whale-challenge-right-whale-redux": _binary(
+    "the-icml-2013-whale-challenge-right-whale-redux": binary(
         "clip",
         fields.whale_clips,
         "probability",
@@ -232,12 +183,3 @@ SPECS: dict[str, Spec] = {
         id_format="'YYYYMMDD_HHMMSS_<sss>s<t>ms_Test<i>.aif' clip file names",
     ),
 }
-
-
-def spec_for(competition_id: str) -> Spec:
-    try:
-        return SPECS[competition_id]
-    except KeyError:
-        raise KeyError(
-            f"no demo generator for {competition_id!r}; known: {', '.join(sorted(SPECS))}"
-        ) from None
