@@ -131,8 +131,9 @@ class Portal:
 
 
 def lite_bundle() -> Path:
-    from competitions.demo.runs import default_manifest, pack_answers, write_run_bundle, write_run_group
     from grading_speed import prepare
+
+    from competitions.demo.runs import default_manifest, pack_answers, write_run_bundle, write_run_group
 
     prepare(quality=0.8, regenerate=False)
     bundle = OUT / "lite-full-3-seeds.tar.gz"

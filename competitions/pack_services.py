@@ -13,8 +13,8 @@ from competitions.models import Competition, CompetitionPack
 from competitions.packs import FoundPack, PackError, find_packs, read_description, resolve_mlebench_file
 from competitions.services import competition_set_pack_leaderboard
 from grading.engine import csvio
-from grading.engine.medals import read_leaderboard
 from grading.engine.errors import AnswersProblem
+from grading.engine.medals import read_leaderboard
 from grading.engine.registry import GraderRef, get_grader, run_grader
 
 logger = logging.getLogger(__name__)

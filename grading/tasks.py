@@ -6,8 +6,7 @@ from datetime import timedelta
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import OperationalError, transaction
-from django.db.models import F
+from django.db import OperationalError
 from django.utils import timezone
 
 from grading.models import Run, Submission

@@ -6,9 +6,7 @@ constraints, and the step that finishes a submission runs once because only one 
 
 import logging
 from collections import Counter
-from pathlib import Path
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -23,7 +21,11 @@ from grading.engine import GRADER_VERSION
 from grading.engine.report_parser import MalformedReport, parse_grading_report
 from grading.models import Run, Submission
 from grading.services.grade_file import grade_file
-from grading.services.submissions import submission_bundle_root, submission_files_delete, submission_transition
+from grading.services.submissions import (
+    submission_bundle_root,
+    submission_files_delete,
+    submission_transition,
+)
 
 logger = logging.getLogger(__name__)
 S = Submission.Status

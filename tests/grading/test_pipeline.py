@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from grading.models import Flag, Run, Submission
+from grading.models import Run
 
 FINAL = {"in_review", "published", "rejected", "failed"}
 
@@ -75,8 +75,9 @@ def test_a_lite_bundle_is_regraded_and_every_score_equals_the_grade_command(
 @pytest.mark.worker
 def test_a_report_that_lies_about_a_score_shows_the_mismatch(registry_with_packs, alice_api, celery_worker,
                                                               lite_run_group, tmp_path):
-    from competitions.demo.runs import default_manifest, write_run_bundle
     import shutil
+
+    from competitions.demo.runs import default_manifest, write_run_bundle
 
     group = tmp_path / lite_run_group.name
     shutil.copytree(lite_run_group, group)
@@ -125,8 +126,8 @@ def test_a_worker_killed_midway_leaves_the_submission_finishing_on_another(
 @pytest.mark.worker
 def test_a_maintainer_regrades_a_submission_and_others_cannot(registry_with_packs, alice_api, celery_worker,
                                                               lite_bundle, maintainer):
-    from tests.conftest import api_client_for
     from portal.accounts import services
+    from tests.conftest import api_client_for
 
     submission_id = upload(alice_api, lite_bundle).json()["id"]
     wait_final(alice_api, submission_id)

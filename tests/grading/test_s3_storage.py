@@ -78,9 +78,10 @@ def test_answers_and_bundles_live_in_s3_and_a_worker_without_the_files_fetches_t
 
 
 def test_a_rejected_submission_leaves_nothing_in_s3(s3, db, alice, tmp_path, django_capture_on_commit_callbacks):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
     from competitions.services import competitions_load
     from grading.services.intake import submission_create
-    from django.core.files.uploadedfile import SimpleUploadedFile
 
     competitions_load()
     bundle = bundle_with(tmp_path, files={f"{RUN}/submission/submission.csv": b"id,EAP,HPL,MWS\n"})

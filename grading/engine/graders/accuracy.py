@@ -23,8 +23,8 @@ from grading.engine.graders._checks import (
     require_row_count,
     submission_ids,
 )
-from grading.engine.graders.ids import Pairing, pair_by_sorted_ids
 from grading.engine.graders._labels import combined_type, equal_labels, label_values, labels_of
+from grading.engine.graders.ids import Pairing, pair_by_sorted_ids
 from grading.engine.registry import register
 
 try:

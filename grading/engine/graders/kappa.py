@@ -21,8 +21,8 @@ from grading.engine.graders._checks import (
     require_columns,
     submission_ids,
 )
-from grading.engine.graders.ids import Pairing, pair_by_sorted_ids
 from grading.engine.graders._labels import combined_type, label_values, labels_of, require_same_kind
+from grading.engine.graders.ids import Pairing, pair_by_sorted_ids
 from grading.engine.registry import register
 
 
