@@ -1,16 +1,16 @@
 """Upload-to-result speed of the re-grading pipeline, with one and with two Celery worker processes.
 
-    .venv/bin/python benchmarks/pipeline_speed.py [--workers 1 2] [--skip-big-upload]
+    .venv/bin/python benchmarks/pipeline_speed.py [--splits low split75] [--workers 1 2] [--skip-big-upload]
 
-Needs PostgreSQL (127.0.0.1:5432) and Redis (127.0.0.1:6379), as scripts/test starts them. It uses the
-full-size synthetic Lite packs of benchmarks/grading_speed.py (written once under benchmarks/out/), makes a
-3-seed Lite bundle of a simulated agent at the real answer sizes (22 × 3 runs), and for each worker count:
-starts a fresh database, gunicorn (one process) and N worker processes (concurrency 1 each), uploads the
-bundle with client/mleportal.py, and waits for the final status. It prints the wall time from the start of
-the upload to the result, runs per second, and the peak RSS of the web process and of the busiest worker
-(its prefork children included). Then it streams a 2 GB bundle to the web process and prints that
-process's peak RSS. The split75 bundle (75 × 3) needs graders for all 75 competitions; only the 22 Lite
-ones exist, so it is not measured yet.
+Needs PostgreSQL (127.0.0.1:5432) and Redis (127.0.0.1:6379), as scripts/test starts them. For each split
+(default: Lite, 22 competitions, then split75, all 75) it uses the full-size synthetic packs of
+benchmarks/grading_speed.py (written once under benchmarks/out/), makes a 3-seed bundle of a simulated agent
+at the real answer sizes (22 × 3 or 75 × 3 runs), and for each worker count: starts a fresh database,
+gunicorn (one process) and N worker processes (concurrency 1 each), uploads the bundle with
+client/mleportal.py, and waits for the final status. It prints the wall time from the start of the upload
+to the result, runs per second, and the peak RSS of the web process and of the busiest worker (its prefork
+children included). Then it streams a 2 GB bundle to the web process and prints that process's peak RSS.
+With BENCH_KEEP_LOGS=DIR the web and worker logs of each portal are copied there before it is removed.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def free_port() -> int:
 class Portal:
     """A fresh database and data folder, gunicorn and N worker processes."""
 
-    def __init__(self, *, workers: int, label: str):
+    def __init__(self, *, workers: int, label: str, packs: Path):
         self.data = Path(tempfile.mkdtemp(prefix=f"portal-bench-{label}-"))
         db = f"portal_bench_{label}"
         subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-q", "-c", f"DROP DATABASE IF EXISTS {db}",
@@ -76,7 +76,7 @@ class Portal:
         self.processes: list[subprocess.Popen] = []
         self.manage("migrate", "--noinput", "-v0")
         self.manage("load_competitions")
-        self.manage("import_competition_pack", str(OUT / "lite-full-packs"))
+        self.manage("import_competition_pack", str(packs))
         self.token = self.manage("issue_token", "--username", "bench", "--team", "Bench").strip().splitlines()[-1]
         self.web = self.spawn([str(BIN / "gunicorn"), "portal.wsgi", "--bind", f"127.0.0.1:{self.port}", "--workers", "1",
                                "--threads", "4", "--timeout", "600"])
@@ -127,24 +127,34 @@ class Portal:
                 process.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
+        keep = os.environ.get("BENCH_KEEP_LOGS")
+        if keep:
+            target = Path(keep) / self.data.name
+            target.mkdir(parents=True, exist_ok=True)
+            for log in self.data.glob("*.log"):
+                shutil.copy(log, target / log.name)
         shutil.rmtree(self.data, ignore_errors=True)
 
 
-def lite_bundle() -> Path:
-    from grading_speed import prepare
+def split_bundle(split: str) -> tuple[Path, Path]:
+    """The split's full-size packs and a 3-seed bundle of a simulated agent of quality 0.8 for them."""
+    from grading_speed import SPLIT_NAMES, packs_dir, prepare
 
+    from competitions.demo.catalog import split_ids
     from competitions.demo.runs import default_manifest, pack_answers, write_run_bundle, write_run_group
 
-    prepare(quality=0.8, regenerate=False)
-    bundle = OUT / "lite-full-3-seeds.tar.gz"
+    prepare(quality=0.8, regenerate=False, split=split)
+    name = SPLIT_NAMES[split]
+    bundle = OUT / f"{name}-full-3-seeds.tar.gz"
     if not bundle.exists():
-        print("writing the 3-seed full-size Lite bundle (once) ...", file=sys.stderr)
-        runs = OUT / "lite-full-runs-3"
+        print(f"writing the 3-seed full-size {split} bundle (once) ...", file=sys.stderr)
+        runs = OUT / f"{name}-full-runs-3"
         shutil.rmtree(runs, ignore_errors=True)
-        group = write_run_group(out_dir=runs, seeds=(0, 1, 2), quality=0.8, answers=pack_answers(OUT / "lite-full-packs"))
-        write_run_bundle(run_group=group, out_path=bundle, manifest=default_manifest())
+        group = write_run_group(out_dir=runs, competition_ids=split_ids(split), seeds=(0, 1, 2), quality=0.8,
+                                answers=pack_answers(packs_dir(split)))
+        write_run_bundle(run_group=group, out_path=bundle, manifest=default_manifest(split=split))
         shutil.rmtree(runs, ignore_errors=True)
-    return bundle
+    return packs_dir(split), bundle
 
 
 def big_bundle(size_gb: float) -> Path:
@@ -195,18 +205,13 @@ def wait_final(portal: Portal, submission_id: int) -> dict:
         time.sleep(0.2)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--skip-big-upload", action="store_true")
-    parser.add_argument("--big-gb", type=float, default=2.0)
-    args = parser.parse_args()
-
-    bundle = lite_bundle()
-    print(f"Lite bundle: 22 competitions x 3 seeds, {bundle.stat().st_size / 1024**2:.0f} MB compressed")
+def measure_split(split: str, worker_counts: list[int]) -> None:
+    packs, bundle = split_bundle(split)
+    competitions = len(json.loads((packs / "index.json").read_text())["competitions"])
+    print(f"{split} bundle: {competitions} competitions x 3 seeds, {bundle.stat().st_size / 1024**2:.0f} MB compressed")
     timings = {}
-    for count in args.workers:
-        portal = Portal(workers=count, label=f"w{count}")
+    for count in worker_counts:
+        portal = Portal(workers=count, label=f"{split}_w{count}", packs=packs)
         try:
             start = time.perf_counter()
             submission = upload(portal, bundle)
@@ -216,17 +221,29 @@ def main() -> None:
             timings[count] = wall
             runs = body["progress"]["total"]
             workers_peak = max(peak_mb(w.pid) for w in portal.workers)
-            print(f"{count} worker(s): {wall:.1f} s from upload to '{body['status']}' (upload and validation "
+            print(f"  {count} worker(s): {wall:.1f} s from upload to '{body['status']}' (upload and validation "
                   f"{uploaded:.1f} s), {runs} runs, {runs / wall:.2f} runs/s; peak RSS web {portal.web_peak():.0f} MB, "
                   f"busiest worker {workers_peak:.0f} MB; runs graded per worker {portal.runs_per_worker()}")
         finally:
             portal.stop()
     if 1 in timings and 2 in timings:
-        print(f"Two workers vs one: {timings[1] / timings[2]:.2f}x")
+        print(f"  {split}: two workers vs one: {timings[1] / timings[2]:.2f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--splits", nargs="+", choices=["low", "split75"], default=["low", "split75"])
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--skip-big-upload", action="store_true")
+    parser.add_argument("--big-gb", type=float, default=2.0)
+    args = parser.parse_args()
+
+    for split in args.splits:
+        measure_split(split, args.workers)
 
     if not args.skip_big_upload:
         big = big_bundle(args.big_gb)
-        portal = Portal(workers=1, label="big")
+        portal = Portal(workers=1, label="big", packs=split_bundle("low")[0])
         try:
             start = time.perf_counter()
             upload(portal, big)

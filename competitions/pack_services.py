@@ -16,6 +16,7 @@ from grading.engine import csvio
 from grading.engine.errors import AnswersProblem
 from grading.engine.medals import read_leaderboard
 from grading.engine.registry import GraderRef, get_grader, run_grader
+from grading.services.answers_cache import answers_cache_drop, answers_cache_store
 
 logger = logging.getLogger(__name__)
 
@@ -65,7 +66,7 @@ def _checked(pack: FoundPack) -> tuple[Competition, Path, Path | None, dict]:
             raise PackError(f"{answers}: the answers do not fit the grader '{grader['name']}': {exc}") from None
         except Exception:  # noqa: BLE001 - a sample submission may well be invalid; only our side matters here
             pass
-    return competition, answers, sample, grader
+    return competition, answers, sample, grader, loaded
 
 
 def pack_import(*, path: Path) -> list[CompetitionPack]:
@@ -78,7 +79,7 @@ def pack_import(*, path: Path) -> list[CompetitionPack]:
 
 
 def _import_one(found: FoundPack) -> CompetitionPack:
-    competition, answers, sample, grader = _checked(found)
+    competition, answers, sample, grader, loaded = _checked(found)
     leaderboard = None
     if found.leaderboard is not None:
         try:
@@ -96,14 +97,17 @@ def _import_one(found: FoundPack) -> CompetitionPack:
         sample_name = _store(storage, source=sample, name=f"{folder}/{sample.name}") if sample else ""
         if sample_name:
             written.append(sample_name)
+        sha256 = _sha256(answers)
+        answers_cache_store(sha256=sha256, answers=loaded)  # workers load it parsed from the first run on
         with transaction.atomic():
             previous = CompetitionPack.objects.filter(competition=competition).first()
             old_files = [previous.answers_path, previous.sample_submission_path] if previous else []
+            old_sha = previous.answers_sha256 if previous and previous.answers_sha256 != sha256 else ""
             pack, _ = CompetitionPack.objects.update_or_create(
                 competition=competition,
                 defaults={
                     "answers_path": answers_name,
-                    "answers_sha256": _sha256(answers),
+                    "answers_sha256": sha256,
                     "answers_bytes": answers.stat().st_size,
                     "sample_submission_path": sample_name,
                     "description": description,
@@ -117,6 +121,7 @@ def _import_one(found: FoundPack) -> CompetitionPack:
             if leaderboard:
                 competition_set_pack_leaderboard(competition=competition, scores=leaderboard, synthetic=found.synthetic)
             transaction.on_commit(lambda: _delete(storage, [name for name in old_files if name]))
+            transaction.on_commit(lambda: answers_cache_drop(old_sha))
     except BaseException:
         _delete(storage, written)
         raise

@@ -5,22 +5,22 @@ from typing import Any
 
 from competitions.models import Competition
 from competitions.selectors import grading_setup
-from grading.engine import csvio
 from grading.engine.report import CompetitionReport, grade_submission
+from grading.services.answers_cache import answers_load
 
 # The answers last loaded by this process. Runs are queued competition by competition, so a worker often
-# grades several seeds of one competition in a row; keeping one competition's answers saves re-reading
-# them (about a second for the 5.8M-row denoising answers) without holding more than one set in memory.
+# grades several seeds of one competition in a row; keeping one competition's answers saves loading them
+# again without holding more than one set in memory. Loads come from the parsed-answers cache.
 _last_answers: tuple[tuple, Any] | None = None
 
 
-def _answers(path: Path) -> Any:
+def _answers(path: Path, sha256: str) -> Any:
     global _last_answers
     stat = path.stat()
-    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    key = (str(path), stat.st_size, stat.st_mtime_ns, sha256)
     if _last_answers is None or _last_answers[0] != key:
         _last_answers = None  # let the previous competition's answers go before the next ones load
-        _last_answers = (key, csvio.load_answers(path))
+        _last_answers = (key, answers_load(path=path, sha256=sha256))
     return _last_answers[1]
 
 
@@ -32,7 +32,7 @@ def grade_file(*, competition: Competition, submission_path: Path | None, displa
         competition_id=competition.slug,
         submission_path=submission_path,
         answers_path=answers_path,
-        answers=_answers(answers_path) if submission_path is not None else None,
+        answers=_answers(answers_path, competition.pack.answers_sha256) if submission_path is not None else None,
         grader=grader,
         thresholds=thresholds,
         display_path=display_path,
