@@ -10,6 +10,7 @@ from django.core.files.storage import storages
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
+from competitions.models import CompetitionPack
 from competitions.selectors import current_benchmark
 from grading.bundles.bundle import Bundle, read_bundle
 from grading.bundles.errors import BundleError
@@ -25,22 +26,38 @@ from grading.services.submissions import (
 from portal.accounts.models import Team
 
 
-def _limits() -> Limits:
+# A submission has one row per answers row, so where the answers file itself is large (13 million rows
+# of icecube-neutrinos-in-deep-ice) an honest submission may pass the flat limit; it may then be up to
+# this many times its competition's answers file.
+SUBMISSION_ANSWERS_FACTOR = 2
+
+
+def _submission_limits(benchmark) -> dict[str, int]:
+    """The largest submission.csv accepted per competition slug."""
+    floor = settings.BUNDLE_MAX_SUBMISSION_BYTES
+    sizes = CompetitionPack.objects.filter(competition__benchmark=benchmark).values_list(
+        "competition__slug", "answers_bytes"
+    )
+    return {slug: max(floor, SUBMISSION_ANSWERS_FACTOR * (size or 0)) for slug, size in sizes}
+
+
+def _limits(submission_limits: dict[str, int]) -> Limits:
     return Limits(
         max_total_bytes=settings.BUNDLE_MAX_UNPACKED_BYTES,
-        max_member_bytes=max(settings.BUNDLE_MAX_SUBMISSION_BYTES, 64 * 1024**2),
+        max_member_bytes=max(settings.BUNDLE_MAX_SUBMISSION_BYTES, 64 * 1024**2, *submission_limits.values()),
         max_files=settings.BUNDLE_MAX_FILES,
     )
 
 
-def _check_submission_sizes(bundle: Bundle) -> None:
-    limit = settings.BUNDLE_MAX_SUBMISSION_BYTES
+def _check_submission_sizes(bundle: Bundle, submission_limits: dict[str, int]) -> None:
     for run in bundle.layout.runs:
+        limit = submission_limits.get(run.competition_id, settings.BUNDLE_MAX_SUBMISSION_BYTES)
         if run.submission is not None and run.submission.stat().st_size > limit:
             where = run.submission.relative_to(bundle.layout.root)
             raise BundleError(
                 "submission_too_large",
-                f"{where} is {run.submission.stat().st_size} bytes; a submission.csv may be at most {limit} bytes.",
+                f"{where} is {run.submission.stat().st_size} bytes; a submission.csv for {run.competition_id} may "
+                f"be at most {limit} bytes.",
                 {"member": str(where), "limit": limit},
             )
 
@@ -65,8 +82,10 @@ def submission_create(*, team: Team, user, upload: UploadedFile) -> Submission:
     archive = staging / "bundle.archive"
     try:
         _keep_upload(upload, archive)
-        bundle = read_bundle(archive=archive, target=staging / "bundle", known_competition_ids=known, limits=_limits())
-        _check_submission_sizes(bundle)
+        submission_limits = _submission_limits(benchmark)
+        bundle = read_bundle(archive=archive, target=staging / "bundle", known_competition_ids=known,
+                             limits=_limits(submission_limits))
+        _check_submission_sizes(bundle, submission_limits)
         from grading.tasks import validate_submission
 
         with transaction.atomic():

@@ -145,6 +145,25 @@ def test_a_submission_csv_over_the_limit_is_refused(registry, alice_api, tmp_pat
     assert "submission.csv" in response.json()["error"]["message"] and Submission.objects.count() == 0
 
 
+def test_a_competition_with_large_answers_accepts_a_submission_up_to_twice_their_size(
+    registry, alice_api, tmp_path, settings
+):
+    from competitions.models import Competition, CompetitionPack
+
+    settings.BUNDLE_MAX_SUBMISSION_BYTES = 100_000
+    spooky = Competition.objects.get(slug="spooky-author-identification")
+    CompetitionPack.objects.create(competition=spooky, answers_path="packs/x/test.csv", answers_bytes=120_000)
+    rows = b"id00001,0.3,0.3,0.4\n"
+    fits = b"id,EAP,HPL,MWS\n" + rows * (230_000 // len(rows))
+    response = upload(alice_api, bundle_with(tmp_path, files={f"{RUN}/submission/submission.csv": fits}))
+    assert response.status_code == 202, response.content
+
+    too_big = b"id,EAP,HPL,MWS\n" + rows * (250_000 // len(rows))
+    response = upload(alice_api, bundle_with(tmp_path, name="b.tar.gz", files={f"{RUN}/submission/submission.csv": too_big}))
+    assert response.status_code == 400 and response.json()["error"]["code"] == "submission_too_large"
+    assert "at most 240000 bytes" in response.json()["error"]["message"]
+
+
 def test_a_bundle_over_the_size_limit_gets_413(registry, alice_api, tmp_path, settings):
     settings.BUNDLE_MAX_BYTES = 2048
     response = upload(alice_api, _write(tmp_path / "big.tar.gz", b"\x1f\x8b" + bytes(10_000)))
