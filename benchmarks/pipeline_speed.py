@@ -9,7 +9,8 @@ at the real answer sizes (22 × 3 or 75 × 3 runs), and for each worker count: s
 gunicorn (one process) and N worker processes (concurrency 1 each), uploads the bundle with
 client/mleportal.py, and waits for the final status. It prints the wall time from the start of the upload
 to the result, runs per second, and the peak RSS of the web process and of the busiest worker (its prefork
-children included). Then it streams a 2 GB bundle to the web process and prints that process's peak RSS.
+children included), and the grading phase alone: from the first run a worker claimed to the last run graded,
+the part that more workers share (upload, unpacking and the final checks are done once). Then it streams a 2 GB bundle to the web process and prints that process's peak RSS.
 With BENCH_KEEP_LOGS=DIR the web and worker logs of each portal are copied there before it is removed.
 """
 
@@ -113,6 +114,14 @@ class Portal:
         logs = sorted(self.data.glob("celery-*.log"))
         return [log.read_text().count("grading.tasks.grade_run") // 2 for log in logs]
 
+    def grading_phase(self) -> float:
+        """Seconds from the first run claimed by a worker to the last run graded (the parallel part)."""
+        db = self.env["DATABASE_URL"].rsplit("/", 1)[1]
+        out = subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-d", db, "-At", "-c",
+                              "SELECT EXTRACT(EPOCH FROM max(graded_at) - min(claimed_at)) FROM grading_run"],
+                             check=True, capture_output=True, text=True).stdout.strip()
+        return float(out or "nan")
+
     def web_peak(self) -> float:
         return peak_mb(self.web.pid)
 
@@ -209,7 +218,7 @@ def measure_split(split: str, worker_counts: list[int]) -> None:
     packs, bundle = split_bundle(split)
     competitions = len(json.loads((packs / "index.json").read_text())["competitions"])
     print(f"{split} bundle: {competitions} competitions x 3 seeds, {bundle.stat().st_size / 1024**2:.0f} MB compressed")
-    timings = {}
+    timings, phases = {}, {}
     for count in worker_counts:
         portal = Portal(workers=count, label=f"{split}_w{count}", packs=packs)
         try:
@@ -221,13 +230,16 @@ def measure_split(split: str, worker_counts: list[int]) -> None:
             timings[count] = wall
             runs = body["progress"]["total"]
             workers_peak = max(peak_mb(w.pid) for w in portal.workers)
+            phases[count] = portal.grading_phase()
             print(f"  {count} worker(s): {wall:.1f} s from upload to '{body['status']}' (upload and validation "
-                  f"{uploaded:.1f} s), {runs} runs, {runs / wall:.2f} runs/s; peak RSS web {portal.web_peak():.0f} MB, "
-                  f"busiest worker {workers_peak:.0f} MB; runs graded per worker {portal.runs_per_worker()}")
+                  f"{uploaded:.1f} s, grading phase {phases[count]:.1f} s), {runs} runs, {runs / wall:.2f} runs/s; "
+                  f"peak RSS web {portal.web_peak():.0f} MB, busiest worker {workers_peak:.0f} MB; "
+                  f"runs graded per worker {portal.runs_per_worker()}")
         finally:
             portal.stop()
     if 1 in timings and 2 in timings:
-        print(f"  {split}: two workers vs one: {timings[1] / timings[2]:.2f}x")
+        print(f"  {split}: two workers vs one: {timings[1] / timings[2]:.2f}x from upload to result, "
+              f"{phases[1] / phases[2]:.2f}x in the grading phase")
 
 
 def main() -> None:

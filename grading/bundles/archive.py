@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from isal import igzip, isal_zlib
+
 from grading.bundles import ziputil
 from grading.bundles.errors import BundleError
 from grading.bundles.limits import DEFAULT_LIMITS, Limits, human
@@ -105,7 +107,7 @@ def _sniff(archive: Path) -> str:
 
 
 def _extract_tar_gz(*, source: CountingFile, tree: MemberTree, budget: Budget, limits: Limits) -> None:
-    inflated = InflatedTar(stream=gzip.GzipFile(fileobj=source, mode="rb"), budget=budget)
+    inflated = InflatedTar(stream=igzip.IGzipFile(fileobj=source, mode="rb"), budget=budget)
     try:
         # Seekable mode ("r"), not stream mode ("r|"): there tarfile buffers a whole pax header before we
         # see its size; here every header read comes through InflatedTar.read, which refuses huge ones.
@@ -116,7 +118,7 @@ def _extract_tar_gz(*, source: CountingFile, tree: MemberTree, budget: Budget, l
         raise BundleError(
             "not_an_archive", f"the bundle is gzip-compressed but holds no tar archive ({exc})"
         ) from exc
-    except (EOFError, OSError, zlib.error) as exc:
+    except (EOFError, OSError, zlib.error, isal_zlib.error) as exc:
         raise BundleError(
             "corrupt_archive", f"the archive is damaged or truncated at its start: {exc}"
         ) from exc
@@ -235,6 +237,7 @@ def _reading(where: str, *, member: str | None = None) -> Iterator[None]:
         tarfile.TarError,
         zipfile.BadZipFile,
         zlib.error,
+        isal_zlib.error,  # ISA-L's gzip reader (tar.gz bundles)
         EOFError,
         gzip.BadGzipFile,
         UnicodeDecodeError,

@@ -10,6 +10,8 @@ import gzip
 import os
 from typing import BinaryIO
 
+from isal import igzip
+
 from grading.bundles.errors import BundleError
 from grading.bundles.limits import Limits, MiB, human
 
@@ -30,6 +32,11 @@ class CountingFile:
         data = self._raw.read(size)
         self.count += len(data)
         return data
+
+    def readinto(self, buffer) -> int:  # ISA-L's gzip reader fills its own buffer
+        size = self._raw.readinto(buffer) or 0
+        self.count += size
+        return size
 
     def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
         if whence == os.SEEK_SET and offset < 0:
@@ -78,7 +85,7 @@ class InflatedTar:
     """The decompressed tar stream as tarfile sees it: every read is charged to the budget, and a read
     bigger than a data chunk (a giant pax header) is refused before it is made."""
 
-    def __init__(self, *, stream: gzip.GzipFile, budget: Budget) -> None:
+    def __init__(self, *, stream: gzip.GzipFile | igzip.IGzipFile, budget: Budget) -> None:
         self._stream = stream
         self._budget = budget
         self.member: str | None = None  # the member whose data is being read, None between members

@@ -25,7 +25,6 @@ from grading.services.submissions import (
 )
 from portal.accounts.models import Team
 
-
 # A submission has one row per answers row, so where the answers file itself is large (13 million rows
 # of icecube-neutrinos-in-deep-ice) an honest submission may pass the flat limit; it may then be up to
 # this many times its competition's answers file.
