@@ -69,7 +69,7 @@ def generate_answers(*, competition_id: str, size: Size = "small", seed: int = 0
         answers, sample = _generic_answers(spec, facts, rng, n), None
     if sample is None:
         sample = _sample_submission(spec, answers)
-    gold = answers[list(spec.public_columns)].copy() if facts.has_separate_gold else None
+    gold = _gold_submission(spec, answers) if facts.has_separate_gold else None
     return DemoAnswers(
         competition_id=competition_id,
         answers=answers,
@@ -89,6 +89,16 @@ def _generic_answers(spec: Spec, facts: CompetitionFacts, rng: np.random.Generat
     extras = spec.extras(rng, {**ids, **targets}, n) if spec.extras else {}
     ordered = {**ids, **extras, **targets} if spec.targets_last else {**ids, **targets, **extras}
     return pd.DataFrame(ordered)
+
+
+def _gold_submission(spec: Spec, answers: pd.DataFrame) -> pd.DataFrame:
+    """The answers in the public format: their own columns, unless a target kind derives the gold file
+    (TF2-QA's answers are question records, its gold submission two rows per record)."""
+    for target in spec.targets:
+        derive = getattr(target, "gold_submission", None)
+        if derive is not None:
+            return derive(answers)
+    return answers[list(spec.public_columns)].copy()
 
 
 def _sample_submission(spec: Spec, answers: pd.DataFrame) -> pd.DataFrame:

@@ -5,11 +5,14 @@ Here each column becomes a matrix of bytes (one row per line, zero-padded), the 
 commas and newlines, and the padding is dropped in one vectorised step. Columns with few distinct values
 (labels, pixel levels, vocabulary words) are formatted once per distinct value, exactly as pandas would;
 other numbers are formatted arithmetically. Small frames go straight to pandas.
+
+``write_jsonl`` writes the one answers file that is JSON Lines rather than CSV (TF2-QA's records).
 """
 
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +40,19 @@ def write_csv(
         for start in range(0, len(frame), _CHUNK_ROWS):
             chunk = frame.iloc[start : start + _CHUNK_ROWS]
             out.write(_encode_rows(chunk, nonnumeric=nonnumeric))
+
+
+def write_jsonl(frame: pd.DataFrame, path: Path) -> None:
+    """One JSON object per row, keys in column order (answers that are records, not a table)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as out:
+        out.writelines(json.dumps(record, default=_json_scalar) + "\n" for record in frame.to_dict("records"))
+
+
+def _json_scalar(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"cannot write {type(value).__name__} as JSON")
 
 
 def _encode_rows(frame: pd.DataFrame, *, nonnumeric: bool) -> bytes:

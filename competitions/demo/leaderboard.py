@@ -77,5 +77,10 @@ def simulate_leaderboard(
         )
         scores[team] = grade(competition_id=competition_id, submission=submission, answers=subset)
     higher_is_better = competition_facts(competition_id).higher_is_better
+    finite = scores[np.isfinite(scores)]
+    if not len(finite):
+        raise ValueError(f"{competition_id}: every simulated team scored NaN or infinity")
+    # A metric that is undefined for a team's file (a constant column under Spearman) ranks it last.
+    scores = np.where(np.isfinite(scores), scores, finite.min() if higher_is_better else finite.max())
     ordered = np.sort(scores)[::-1] if higher_is_better else np.sort(scores)
     return pd.DataFrame({"rank": np.arange(1, n_teams + 1), "score": ordered})

@@ -16,7 +16,7 @@ from typing import Literal
 
 from competitions.demo.answers import DemoAnswers, Size, expected_rows, generate_answers
 from competitions.demo.catalog import BENCHMARK, CompetitionFacts, grader_choice, split_ids
-from competitions.demo.csvio import write_csv
+from competitions.demo.csvio import write_csv, write_jsonl
 from competitions.demo.leaderboard import DEFAULT_GRADE_ROWS, DEFAULT_TEAMS, simulate_leaderboard
 
 Layout = Literal["portal", "mlebench"]
@@ -106,7 +106,10 @@ def write_pack(
     facts, quoting = data.facts, data.spec.csv_quoting
     root = Path(out_dir) / competition_id
     files = pack_files(facts=facts, layout=layout)
-    write_csv(data.answers, root / files["answers"], quoting=quoting)
+    if files["answers"].endswith(".jsonl"):  # TF2-QA: one JSON record per answers row
+        write_jsonl(data.answers, root / files["answers"])
+    else:
+        write_csv(data.answers, root / files["answers"], quoting=quoting)
     if data.gold_submission is not None:
         write_csv(data.gold_submission, root / files["gold_submission"], quoting=quoting)
     write_csv(data.sample_submission, root / files["sample_submission"], quoting=quoting)

@@ -95,6 +95,9 @@ def pack_answers(pack_root: Path) -> AnswersSource:
             path = folder / json.loads(manifest.read_text())["answers"]
         else:
             path = folder / "prepared" / "private" / competition_facts(competition_id).answers_file
+        if path.suffix == ".jsonl":  # TF2-QA's question records: one record per row, as generated
+            with path.open(encoding="utf-8") as lines:
+                return pd.DataFrame([json.loads(line) for line in lines if line.strip()])
         return pd.read_csv(path)
 
     return load

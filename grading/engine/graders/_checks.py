@@ -87,21 +87,30 @@ def submission_ids(submission: pd.DataFrame, id_column: str | None) -> RowIds | 
 # Grader wrapper
 
 
-def grader_function(fn: Callable[..., float]) -> Callable[..., float]:
+def grader_function(
+    fn: Callable[..., float] | None = None, *, answer_records: bool = False
+) -> Callable[..., float]:
     """Wrap a grade function so that it only ever fails with InvalidSubmission for submission problems.
 
     MLE-bench turns *any* exception inside its grade function into an invalid submission (score null),
     so an unexpected error while scoring a submission is reported here as an invalid submission too, with
     the error text. Wrong grader parameters (our configuration) and :class:`AnswersProblem` still raise
     as themselves.
+
+    Answers must be a DataFrame. ``@grader_function(answer_records=True)`` also accepts a list of records
+    (dicts), which is how ``csvio.load_answers`` reads a ``.jsonl`` answers file
+    (tensorflow2-question-answering); the grade function then checks the records itself.
     """
+    if fn is None:
+        return functools.partial(grader_function, answer_records=answer_records)
     signature = inspect.signature(fn)
 
     @functools.wraps(fn)
     def wrapper(submission: pd.DataFrame, answers: pd.DataFrame, **params: Any) -> float:
         signature.bind(submission, answers, **params)  # a TypeError here is a configuration error
-        if not isinstance(answers, pd.DataFrame):
-            raise AnswersProblem(f"answers must be a pandas DataFrame, not {type(answers).__name__}")
+        if not isinstance(answers, pd.DataFrame) and not (answer_records and isinstance(answers, list)):
+            expected = "a pandas DataFrame or a list of records" if answer_records else "a pandas DataFrame"
+            raise AnswersProblem(f"answers must be {expected}, not {type(answers).__name__}")
         if not isinstance(submission, pd.DataFrame):
             raise InvalidSubmission(
                 f"the submission could not be read as a table (got {type(submission).__name__}); "

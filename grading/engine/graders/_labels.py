@@ -4,6 +4,9 @@ Shared by the accuracy and kappa families. A label column is usable when scikit-
 "binary" or "multiclass": whole numbers, booleans, or text without empty cells. Floats with a fractional
 part are "continuous" and refused; an empty cell in a numeric column is refused; a text column with an
 empty cell cannot be sorted and is refused too.
+
+Where the reference first casts the labels to integers (macro F1, top-1 error), :func:`integer_labels` and
+:func:`first_token_integers` reproduce that cast instead.
 """
 
 from __future__ import annotations
@@ -119,3 +122,86 @@ def equal_labels(true: Labels, pred: Labels) -> np.ndarray:
     if true.is_text != pred.is_text:
         return np.zeros(len(true.values), dtype=bool)
     return np.asarray(true.values == pred.values, dtype=bool)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Labels cast to integers (macro F1, top-1 error)
+
+_INT64_LIMIT = 2.0**63
+_TOKEN_RULE = (
+    "each cell must start with an integer class id (e.g. 42, or '42 7 3' where only the first counts); "
+    "a number with a decimal point such as 42.0, or an empty cell, is not one"
+)
+_INTEGER_RULE = "each cell must be an integer class id such as 42"
+
+
+def integer_labels(series: pd.Series, column: str, ids=None) -> np.ndarray:
+    """int64 labels the way pandas 2.2's ``astype(int)`` casts a column read from CSV.
+
+    Whole numbers pass as they are and booleans become 0/1; a float column is truncated toward zero
+    (``12.7`` becomes 12) unless a cell is empty or infinite; text is cast cell by cell with Python's
+    ``int`` (``' 12 '`` and ``'+12'`` pass, ``'12.0'`` and ``'abc'`` do not). Raises InvalidSubmission
+    naming the cells that cannot be cast.
+    """
+    dtype = series.dtype
+    if (pd.api.types.is_integer_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)) and not series.hasnans:
+        return series.to_numpy().astype(np.int64)
+    if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype):
+        values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+        bad = np.flatnonzero(~(np.isfinite(values) & (np.abs(values) < _INT64_LIMIT)))
+        if len(bad):
+            _raise_not_integers(column, values, bad, ids, "fill every row with an integer class id")
+        return values.astype(np.int64)
+    return _cast_text(series, column, ids, first_token=False)
+
+
+def first_token_integers(series: pd.Series, column: str, ids=None) -> np.ndarray:
+    """int64 of each cell's first space-separated token, as ``int(str(cell).split()[0])`` in pandas 2.2.
+
+    A cell goes through ``astype(str)`` first, so a number column pandas read as floats (``12.0``, or any
+    empty cell) gives ``'12.0'`` and ``'nan'``, which are not integers; ``'12 7 3'`` gives 12.
+    """
+    dtype = series.dtype
+    if pd.api.types.is_integer_dtype(dtype) and not series.hasnans:
+        return series.to_numpy().astype(np.int64)
+    if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_numeric_dtype(dtype):
+        # pandas 2.2 turns these cells into 'True', '12.0' or 'nan': none of them reads as an integer
+        values = series.to_numpy(dtype=object, na_value=np.nan)
+        rule = _TOKEN_RULE
+        if series.hasnans:
+            rule += " (one empty cell makes the whole column read as decimals: fill every row)"
+        _raise_not_integers(column, values, np.arange(len(values)), ids, rule)
+    return _cast_text(series, column, ids, first_token=True)
+
+
+def _cast_text(series: pd.Series, column: str, ids, *, first_token: bool) -> np.ndarray:
+    """Python's ``int`` of each distinct cell (or of its first token), spread back over the rows."""
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    uniques = np.asarray(uniques, dtype=object)
+    cast = np.zeros(len(uniques), dtype=np.int64)
+    failed = np.zeros(len(uniques), dtype=bool)
+    for position, value in enumerate(uniques.tolist()):
+        try:
+            number = int(str(value).split()[0] if first_token else value)
+            if not -(2**63) <= number < 2**63:
+                raise OverflowError
+            cast[position] = number
+        except (ValueError, TypeError, IndexError, OverflowError):
+            failed[position] = True
+    bad = (codes < 0) | failed[np.maximum(codes, 0)]
+    if bad.any():
+        values = series.to_numpy(dtype=object, na_value=np.nan)
+        _raise_not_integers(
+            column, values, np.flatnonzero(bad), ids, _TOKEN_RULE if first_token else _INTEGER_RULE
+        )
+    return cast[codes]
+
+
+def _raise_not_integers(column: str, values: np.ndarray, positions: np.ndarray, ids, rule: str) -> None:
+    examples = "; ".join(
+        f"{show(values[int(p)])} in {row_label(int(p), ids)}" for p in positions[:MAX_EXAMPLES]
+    )
+    raise InvalidSubmission(
+        f"column {show(column)} has {plural(len(positions), 'value')} that cannot be read as an integer "
+        f"class id, e.g. {examples}; {rule}"
+    )

@@ -9,6 +9,11 @@ have three or more classes, a text column against numeric answers is accepted an
 ``compare="strings"`` (text-normalization): both columns are turned into text first, the way pandas 2.2's
 ``astype(str)`` does it (an empty cell becomes ``'nan'``, ``12.0`` stays ``'12.0'``), then compared exactly:
 case, spaces and punctuation all count.
+
+``top1_error`` (inaturalist-2019-fgvc6) is 1 - accuracy over integer class ids where only the first
+space-separated token of a prediction counts: each cell is written as text the way pandas 2.2 does it and
+its first token cast with ``int``, so ``'42 7 3'`` predicts 42, while ``42.0`` (or any empty cell, which
+makes pandas read the whole column as floats) cannot be read and makes the file invalid.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from grading.engine.errors import AnswersProblem, InvalidSubmission
 from grading.engine.graders._checks import (
     grader_function,
     require_answers_columns,
@@ -23,7 +29,13 @@ from grading.engine.graders._checks import (
     require_row_count,
     submission_ids,
 )
-from grading.engine.graders._labels import combined_type, equal_labels, label_values, labels_of
+from grading.engine.graders._labels import (
+    combined_type,
+    equal_labels,
+    first_token_integers,
+    label_values,
+    labels_of,
+)
 from grading.engine.graders.ids import Pairing, pair_by_sorted_ids
 from grading.engine.registry import register
 
@@ -64,6 +76,29 @@ def grade(
     truth = labels_of(Pairing.take(label_values(answers[target_column]), pairing.ans_rows), target_column)
     combined_type(truth, predicted, target_column)
     return float(np.average(equal_labels(truth, predicted)))
+
+
+@register("top1_error")
+@grader_function
+def grade_top1_error(
+    submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, target_column: str
+) -> float:
+    """Share of rows (matched on ``id_column``) whose first predicted class id is not the answer."""
+    require_answers_columns(answers, [id_column, target_column])
+    if answers.empty:
+        raise AnswersProblem("the answers have no rows")
+    require_row_count(submission, len(answers))
+    require_columns(submission, [id_column, target_column])
+    pairing = pair_by_sorted_ids(submission, answers, id_column)
+    predicted = first_token_integers(
+        submission[target_column], target_column, submission_ids(submission, id_column)
+    )
+    try:
+        truth = first_token_integers(answers[target_column], target_column)
+    except InvalidSubmission as problem:
+        raise AnswersProblem(f"the answers' labels are not integers: {problem}") from None
+    hits = Pairing.take(truth, pairing.ans_rows) == Pairing.take(predicted, pairing.sub_rows)
+    return float(1.0 - np.average(hits))
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Regression errors: RMSE (denoising-dirty-documents, new-york-city-taxi) and mean column-wise RMSLE (nomad2018).
+"""Regression errors: RMSE (denoising-dirty-documents, new-york-city-taxi, petfinder-pawpularity) and mean
+column-wise RMSLE (nomad2018).
 
 Values are converted as scikit-learn's ``check_array`` converts them: numeric columns directly, text cells
 with Python's ``float`` (so ``' 2 '`` or ``'1_000'`` count as numbers, as in the reference). Empty/NaN
@@ -16,15 +17,20 @@ import pandas as pd
 
 from grading.engine.errors import InvalidSubmission
 from grading.engine.graders._checks import (
+    MAX_EXAMPLES,
     describe_columns,
     float_values_like_sklearn,
     grader_function,
+    numeric_values,
     plural,
     require_answers_columns,
     require_columns,
     require_finite,
+    require_no_missing,
     require_non_negative,
     require_row_count,
+    row_label,
+    show,
     submission_ids,
 )
 from grading.engine.graders.ids import (
@@ -54,8 +60,12 @@ def grade_rmse(
     id_column: str,
     target_column: str,
     id_check: str = "sorted_equal",
+    value_range: Sequence[float] | None = None,
 ) -> float:
     """Root mean squared error of ``target_column``.
+
+    ``value_range`` ``[low, high]``: every prediction must be a number within it (petfinder's
+    ``[1, 100]``); the reference compares the raw column, so a text column is refused there.
 
     ``id_check``: ``"sorted_equal"`` (the row count must match and, after sorting both frames by id, the
     ids must be equal) or ``"none"`` (new-york-city-taxi's reference: both frames are sorted by id and
@@ -66,6 +76,8 @@ def grade_rmse(
     require_answers_columns(answers, [id_column, target_column])
     require_columns(submission, [id_column, target_column])
     ids = submission_ids(submission, id_column)
+    if value_range is not None:
+        _require_within(submission[target_column], target_column, ids, value_range)
     if id_check == "sorted_equal":
         require_row_count(submission, len(answers))
         values = float_values_like_sklearn(submission[target_column], target_column, ids)
@@ -83,6 +95,23 @@ def grade_rmse(
     require_finite(predicted, target_column, ids, rows=pairing.sub_rows)
     truth = Pairing.take(answers[target_column].to_numpy(dtype=np.float64), pairing.ans_rows)
     return rmse(truth, predicted)
+
+
+def _require_within(series: pd.Series, column: str, ids, value_range: Sequence[float]) -> None:
+    low, high = (float(v) for v in value_range)
+    values = numeric_values(series, column, ids)
+    inside = (values >= low) & (values <= high)
+    if inside.all():
+        return
+    require_no_missing(values, column, ids, what=f"a number within [{low:g}, {high:g}]")
+    positions = np.flatnonzero(~inside)
+    examples = "; ".join(
+        f"{row_label(int(p), ids)} has {show(values[int(p)])}" for p in positions[:MAX_EXAMPLES]
+    )
+    raise InvalidSubmission(
+        f"column {show(column)} has {plural(len(positions), 'value')} outside [{low:g}, {high:g}], e.g. "
+        f"{examples}; every prediction must lie within that range"
+    )
 
 
 @register("rmsle_columnwise_mean")

@@ -44,8 +44,8 @@ def positive_indicator(y_true: np.ndarray, *, column: str) -> np.ndarray:
     return y_true == classes[1]
 
 
-def binary_roc_auc(positive: np.ndarray, y_score: np.ndarray) -> float:
-    """scikit-learn 1.5's ``roc_auc_score`` for a boolean truth vector and finite float scores."""
+def roc_curve_points(positive: np.ndarray, y_score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn 1.5's ``roc_curve(..., drop_intermediate=True)``: the (fpr, tpr) points, from (0, 0)."""
     order = np.argsort(y_score, kind="mergesort")[::-1]
     scores = y_score[order]
     truth = positive[order]
@@ -59,8 +59,12 @@ def binary_roc_auc(positive: np.ndarray, y_score: np.ndarray) -> float:
         tps = tps[keep]
     tps = np.r_[0, tps]
     fps = np.r_[0, fps]
-    fpr = fps / fps[-1]
-    tpr = tps / tps[-1]
+    return fps / fps[-1], tps / tps[-1]
+
+
+def binary_roc_auc(positive: np.ndarray, y_score: np.ndarray) -> float:
+    """scikit-learn 1.5's ``roc_auc_score`` for a boolean truth vector and finite float scores."""
+    fpr, tpr = roc_curve_points(positive, y_score)
     return float(np.trapezoid(tpr, fpr))
 
 

@@ -1,30 +1,16 @@
-"""Every Lite competition: configuration in graders.json, and graders that only ever fail clearly."""
+"""Every Lite competition on hand-made answers: perfect scores, untouched inputs, only clear failures.
 
-import inspect
+graders.json's coverage of the whole split75 is checked in test_split75_graders.py."""
+
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from grading.engine.errors import InvalidSubmission
-from grading.engine.registry import get_grader, grader_names
+from grading.engine.registry import grader_names
 
 from .frames import GRADERS, LOW, answers_for, grade, perfect_submission, roundtrip, submission_columns
-
-
-def test_graders_json_configures_exactly_the_lite_competitions():
-    assert len(LOW) == 22
-    assert sorted(GRADERS) == sorted(LOW)
-
-
-@pytest.mark.parametrize("competition", LOW)
-def test_each_competition_names_a_registered_grader_with_fitting_params(competition):
-    entry = GRADERS[competition]
-    assert set(entry) == {"grader", "params", "deviation"}
-    assert entry["grader"] in grader_names()
-    signature = inspect.signature(inspect.unwrap(get_grader(entry["grader"])))
-    signature.bind(pd.DataFrame(), pd.DataFrame(), **entry["params"])  # no unknown or missing parameter
-    assert isinstance(entry["deviation"], str) and len(entry["deviation"]) > 20
 
 
 def test_the_family_modules_register_every_grader_on_import():
