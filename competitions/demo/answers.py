@@ -69,6 +69,7 @@ def generate_answers(*, competition_id: str, size: Size = "small", seed: int = 0
         answers, sample = _generic_answers(spec, facts, rng, n), None
     if sample is None:
         sample = _sample_submission(spec, answers)
+    sample = _as_read_back(sample)
     gold = _gold_submission(spec, answers) if facts.has_separate_gold else None
     return DemoAnswers(
         competition_id=competition_id,
@@ -98,7 +99,10 @@ def _gold_submission(spec: Spec, answers: pd.DataFrame) -> pd.DataFrame:
         derive = getattr(target, "gold_submission", None)
         if derive is not None:
             return derive(answers)
-    return answers[list(spec.public_columns)].copy()
+    # A target kind whose answers column has another name than the submission's (HuBMAP's 'encoding'
+    # against 'predicted') says so with ``truth_column``.
+    renamed = {t.column: t.truth_column for t in spec.targets if getattr(t, "truth_column", None)}
+    return pd.DataFrame({c: answers[renamed.get(c, c) if c not in answers else c] for c in spec.public_columns})
 
 
 def _sample_submission(spec: Spec, answers: pd.DataFrame) -> pd.DataFrame:
@@ -109,3 +113,9 @@ def _sample_submission(spec: Spec, answers: pd.DataFrame) -> pd.DataFrame:
             if column in sample.columns:
                 sample[column] = fill[column] if isinstance(fill, dict) else fill
     return sample
+
+
+def _as_read_back(frame: pd.DataFrame) -> pd.DataFrame:
+    """An all-empty text column is what read_csv gives back for it: float NaN."""
+    empty = [c for c in frame.columns if frame[c].dtype == object and len(frame) and frame[c].isna().all()]
+    return frame.assign(**{c: np.full(len(frame), np.nan) for c in empty}) if empty else frame

@@ -111,11 +111,7 @@ def nomad_extras(rng: np.random.Generator, columns: Columns, n: int) -> Columns:
     }
 
 
-FOREST_FEATURES = (
-    "Elevation Aspect Slope Horizontal_Distance_To_Hydrology Vertical_Distance_To_Hydrology "
-    "Horizontal_Distance_To_Roadways Hillshade_9am Hillshade_Noon Hillshade_3pm "
-    "Horizontal_Distance_To_Fire_Points"
-).split()
+FOREST_FEATURES = ["Elevation", "Aspect", "Slope", "Horizontal_Distance_To_Hydrology", "Vertical_Distance_To_Hydrology", "Horizontal_Distance_To_Roadways", "Hillshade_9am", "Hillshade_Noon", "Hillshade_3pm", "Horizontal_Distance_To_Fire_Points"]
 
 
 def forest_extras(rng: np.random.Generator, columns: Columns, n: int) -> Columns:

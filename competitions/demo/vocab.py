@@ -5,49 +5,11 @@ column names and orders match the real answers. The text vocabularies are invent
 """
 
 DOG_BREEDS: tuple[str, ...] = tuple(
-    """
-affenpinscher afghan_hound african_hunting_dog airedale american_staffordshire_terrier appenzeller
-australian_terrier basenji basset beagle bedlington_terrier bernese_mountain_dog black-and-tan_coonhound
-blenheim_spaniel bloodhound bluetick border_collie border_terrier borzoi boston_bull bouvier_des_flandres
-boxer brabancon_griffon briard brittany_spaniel bull_mastiff cairn cardigan chesapeake_bay_retriever
-chihuahua chow clumber cocker_spaniel collie curly-coated_retriever dandie_dinmont dhole dingo doberman
-english_foxhound english_setter english_springer entlebucher eskimo_dog flat-coated_retriever
-french_bulldog german_shepherd german_short-haired_pointer giant_schnauzer golden_retriever gordon_setter
-great_dane great_pyrenees greater_swiss_mountain_dog groenendael ibizan_hound irish_setter irish_terrier
-irish_water_spaniel irish_wolfhound italian_greyhound japanese_spaniel keeshond kelpie kerry_blue_terrier
-komondor kuvasz labrador_retriever lakeland_terrier leonberg lhasa malamute malinois maltese_dog
-mexican_hairless miniature_pinscher miniature_poodle miniature_schnauzer newfoundland norfolk_terrier
-norwegian_elkhound norwich_terrier old_english_sheepdog otterhound papillon pekinese pembroke pomeranian
-pug redbone rhodesian_ridgeback rottweiler saint_bernard saluki samoyed schipperke scotch_terrier
-scottish_deerhound sealyham_terrier shetland_sheepdog shih-tzu siberian_husky silky_terrier
-soft-coated_wheaten_terrier staffordshire_bullterrier standard_poodle standard_schnauzer sussex_spaniel
-tibetan_mastiff tibetan_terrier toy_poodle toy_terrier vizsla walker_hound weimaraner
-welsh_springer_spaniel west_highland_white_terrier whippet wire-haired_fox_terrier yorkshire_terrier
-""".split()
+    ["affenpinscher", "afghan_hound", "african_hunting_dog", "airedale", "american_staffordshire_terrier", "appenzeller", "australian_terrier", "basenji", "basset", "beagle", "bedlington_terrier", "bernese_mountain_dog", "black-and-tan_coonhound", "blenheim_spaniel", "bloodhound", "bluetick", "border_collie", "border_terrier", "borzoi", "boston_bull", "bouvier_des_flandres", "boxer", "brabancon_griffon", "briard", "brittany_spaniel", "bull_mastiff", "cairn", "cardigan", "chesapeake_bay_retriever", "chihuahua", "chow", "clumber", "cocker_spaniel", "collie", "curly-coated_retriever", "dandie_dinmont", "dhole", "dingo", "doberman", "english_foxhound", "english_setter", "english_springer", "entlebucher", "eskimo_dog", "flat-coated_retriever", "french_bulldog", "german_shepherd", "german_short-haired_pointer", "giant_schnauzer", "golden_retriever", "gordon_setter", "great_dane", "great_pyrenees", "greater_swiss_mountain_dog", "groenendael", "ibizan_hound", "irish_setter", "irish_terrier", "irish_water_spaniel", "irish_wolfhound", "italian_greyhound", "japanese_spaniel", "keeshond", "kelpie", "kerry_blue_terrier", "komondor", "kuvasz", "labrador_retriever", "lakeland_terrier", "leonberg", "lhasa", "malamute", "malinois", "maltese_dog", "mexican_hairless", "miniature_pinscher", "miniature_poodle", "miniature_schnauzer", "newfoundland", "norfolk_terrier", "norwegian_elkhound", "norwich_terrier", "old_english_sheepdog", "otterhound", "papillon", "pekinese", "pembroke", "pomeranian", "pug", "redbone", "rhodesian_ridgeback", "rottweiler", "saint_bernard", "saluki", "samoyed", "schipperke", "scotch_terrier", "scottish_deerhound", "sealyham_terrier", "shetland_sheepdog", "shih-tzu", "siberian_husky", "silky_terrier", "soft-coated_wheaten_terrier", "staffordshire_bullterrier", "standard_poodle", "standard_schnauzer", "sussex_spaniel", "tibetan_mastiff", "tibetan_terrier", "toy_poodle", "toy_terrier", "vizsla", "walker_hound", "weimaraner", "welsh_springer_spaniel", "west_highland_white_terrier", "whippet", "wire-haired_fox_terrier", "yorkshire_terrier"]
 )
 
 LEAF_SPECIES: tuple[str, ...] = tuple(
-    """
-Acer_Capillipes Acer_Circinatum Acer_Mono Acer_Opalus Acer_Palmatum Acer_Pictum Acer_Platanoids
-Acer_Rubrum Acer_Rufinerve Acer_Saccharinum Alnus_Cordata Alnus_Maximowiczii Alnus_Rubra
-Alnus_Sieboldiana Alnus_Viridis Arundinaria_Simonii Betula_Austrosinensis Betula_Pendula
-Callicarpa_Bodinieri Castanea_Sativa Celtis_Koraiensis Cercis_Siliquastrum Cornus_Chinensis
-Cornus_Controversa Cornus_Macrophylla Cotinus_Coggygria Crataegus_Monogyna Cytisus_Battandieri
-Eucalyptus_Glaucescens Eucalyptus_Neglecta Eucalyptus_Urnigera Fagus_Sylvatica Ginkgo_Biloba
-Ilex_Aquifolium Ilex_Cornuta Liquidambar_Styraciflua Liriodendron_Tulipifera Lithocarpus_Cleistocarpus
-Lithocarpus_Edulis Magnolia_Heptapeta Magnolia_Salicifolia Morus_Nigra Olea_Europaea Phildelphus
-Populus_Adenopoda Populus_Grandidentata Populus_Nigra Prunus_Avium Prunus_X_Shmittii
-Pterocarya_Stenoptera Quercus_Afares Quercus_Agrifolia Quercus_Alnifolia Quercus_Brantii
-Quercus_Canariensis Quercus_Castaneifolia Quercus_Cerris Quercus_Chrysolepis Quercus_Coccifera
-Quercus_Coccinea Quercus_Crassifolia Quercus_Crassipes Quercus_Dolicholepis Quercus_Ellipsoidalis
-Quercus_Greggii Quercus_Hartwissiana Quercus_Ilex Quercus_Imbricaria Quercus_Infectoria_sub
-Quercus_Kewensis Quercus_Nigra Quercus_Palustris Quercus_Phellos Quercus_Phillyraeoides Quercus_Pontica
-Quercus_Pubescens Quercus_Pyrenaica Quercus_Rhysophylla Quercus_Rubra Quercus_Semecarpifolia
-Quercus_Shumardii Quercus_Suber Quercus_Texana Quercus_Trojana Quercus_Variabilis Quercus_Vulcanica
-Quercus_x_Hispanica Quercus_x_Turneri Rhododendron_x_Russellianum Salix_Fragilis Salix_Intergra
-Sorbus_Aria Tilia_Oliveri Tilia_Platyphyllos Tilia_Tomentosa Ulmus_Bergmanniana Viburnum_Tinus
-Viburnum_x_Rhytidophylloides Zelkova_Serrata
-""".split()
+    ["Acer_Capillipes", "Acer_Circinatum", "Acer_Mono", "Acer_Opalus", "Acer_Palmatum", "Acer_Pictum", "Acer_Platanoids", "Acer_Rubrum", "Acer_Rufinerve", "Acer_Saccharinum", "Alnus_Cordata", "Alnus_Maximowiczii", "Alnus_Rubra", "Alnus_Sieboldiana", "Alnus_Viridis", "Arundinaria_Simonii", "Betula_Austrosinensis", "Betula_Pendula", "Callicarpa_Bodinieri", "Castanea_Sativa", "Celtis_Koraiensis", "Cercis_Siliquastrum", "Cornus_Chinensis", "Cornus_Controversa", "Cornus_Macrophylla", "Cotinus_Coggygria", "Crataegus_Monogyna", "Cytisus_Battandieri", "Eucalyptus_Glaucescens", "Eucalyptus_Neglecta", "Eucalyptus_Urnigera", "Fagus_Sylvatica", "Ginkgo_Biloba", "Ilex_Aquifolium", "Ilex_Cornuta", "Liquidambar_Styraciflua", "Liriodendron_Tulipifera", "Lithocarpus_Cleistocarpus", "Lithocarpus_Edulis", "Magnolia_Heptapeta", "Magnolia_Salicifolia", "Morus_Nigra", "Olea_Europaea", "Phildelphus", "Populus_Adenopoda", "Populus_Grandidentata", "Populus_Nigra", "Prunus_Avium", "Prunus_X_Shmittii", "Pterocarya_Stenoptera", "Quercus_Afares", "Quercus_Agrifolia", "Quercus_Alnifolia", "Quercus_Brantii", "Quercus_Canariensis", "Quercus_Castaneifolia", "Quercus_Cerris", "Quercus_Chrysolepis", "Quercus_Coccifera", "Quercus_Coccinea", "Quercus_Crassifolia", "Quercus_Crassipes", "Quercus_Dolicholepis", "Quercus_Ellipsoidalis", "Quercus_Greggii", "Quercus_Hartwissiana", "Quercus_Ilex", "Quercus_Imbricaria", "Quercus_Infectoria_sub", "Quercus_Kewensis", "Quercus_Nigra", "Quercus_Palustris", "Quercus_Phellos", "Quercus_Phillyraeoides", "Quercus_Pontica", "Quercus_Pubescens", "Quercus_Pyrenaica", "Quercus_Rhysophylla", "Quercus_Rubra", "Quercus_Semecarpifolia", "Quercus_Shumardii", "Quercus_Suber", "Quercus_Texana", "Quercus_Trojana", "Quercus_Variabilis", "Quercus_Vulcanica", "Quercus_x_Hispanica", "Quercus_x_Turneri", "Rhododendron_x_Russellianum", "Salix_Fragilis", "Salix_Intergra", "Sorbus_Aria", "Tilia_Oliveri", "Tilia_Platyphyllos", "Tilia_Tomentosa", "Ulmus_Bergmanniana", "Viburnum_Tinus", "Viburnum_x_Rhytidophylloides", "Zelkova_Serrata"]
 )
 
 RANZCR_LABELS: tuple[str, ...] = (
@@ -85,18 +47,14 @@ PLANT_LABELS: tuple[str, ...] = ("healthy", "multiple_diseases", "rust", "scab")
 SPOOKY_AUTHORS: tuple[str, ...] = ("EAP", "HPL", "MWS")
 
 # Insult-detection comments: neutral and insulting fragments, joined into quoted sentences.
-NEUTRAL_WORDS = (
-    "the game last night was great I think we should wait for the results because this policy has "
-    "worked before and nobody expected such a good season thanks for sharing the article about "
-    "taxes schools roads weather music movies council election budget prices players coach fans"
-).split()
-INSULT_WORDS = ("idiot moron stupid loser clown fool pathetic ignorant dumb troll liar coward jerk").split()
+NEUTRAL_WORDS = ["the", "game", "last", "night", "was", "great", "I", "think", "we", "should", "wait", "for", "the", "results", "because", "this", "policy", "has", "worked", "before", "and", "nobody", "expected", "such", "a", "good", "season", "thanks", "for", "sharing", "the", "article", "about", "taxes", "schools", "roads", "weather", "music", "movies", "council", "election", "budget", "prices", "players", "coach", "fans"]
+INSULT_WORDS = ["idiot", "moron", "stupid", "loser", "clown", "fool", "pathetic", "ignorant", "dumb", "troll", "liar", "coward", "jerk"]
 
 # Text normalisation: (before, after, weight). Most tokens are unchanged (PLAIN, PUNCT).
 EN_TOKENS: tuple[tuple[str, str, float], ...] = (
-    *[(w, w, 3.0) for w in "the of and in a to was is for on as by with he that at from his it".split()],
-    *[(w, w, 1.0) for w in "an were are which be this has also or had first not their its new".split()],
-    *[(w, w, 0.5) for w in "Brazil Paris Elizabeth railway album county season river church".split()],
+    *[(w, w, 3.0) for w in ["the", "of", "and", "in", "a", "to", "was", "is", "for", "on", "as", "by", "with", "he", "that", "at", "from", "his", "it"]],
+    *[(w, w, 1.0) for w in ["an", "were", "are", "which", "be", "this", "has", "also", "or", "had", "first", "not", "their", "its", "new"]],
+    *[(w, w, 0.5) for w in ["Brazil", "Paris", "Elizabeth", "railway", "album", "county", "season", "river", "church"]],
     *[(p, p, 4.0) for p in (".", ",")],
     *[(p, p, 0.8) for p in ("-", ":", "(", ")", '"', "'", ";")],
     ("1995", "nineteen ninety five", 0.4),
@@ -128,9 +86,9 @@ EN_TOKENS: tuple[tuple[str, str, float], ...] = (
 )
 
 RU_TOKENS: tuple[tuple[str, str, float], ...] = (
-    *[(w, w, 3.0) for w in "в и на с по не что из к а он".split()],
-    *[(w, w, 1.0) for w in "был его также от для году который как это время город район".split()],
-    *[(w, w, 0.5) for w in "России Москва Санкт-Петербург области реки церковь альбом сезон".split()],
+    *[(w, w, 3.0) for w in ["в", "и", "на", "с", "по", "не", "что", "из", "к", "а", "он"]],
+    *[(w, w, 1.0) for w in ["был", "его", "также", "от", "для", "году", "который", "как", "это", "время", "город", "район"]],
+    *[(w, w, 0.5) for w in ["России", "Москва", "Санкт-Петербург", "области", "реки", "церковь", "альбом", "сезон"]],
     *[(p, p, 4.0) for p in (".", ",")],
     *[(p, p, 0.8) for p in ("—", ":", "(", ")", "«", "»", '"')],
     ("1995", "тысяча девятьсот девяносто пятого", 0.4),

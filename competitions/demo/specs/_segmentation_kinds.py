@@ -254,22 +254,6 @@ HUBMAP_SMALL_SCALE = 16  # small packs: sides and glomeruli 16 times smaller
 _PIXELS_PER_GLOMERULUS = 2_500_000
 
 
-class HubmapAnswers(pd.DataFrame):
-    """HuBMAP's answers (id, encoding, width_pixels, height_pixels).
-
-    ``answers.py`` takes a separate gold submission as ``answers[public columns]``, but HuBMAP's gold file
-    names the true masks ``predicted`` where the answers say ``encoding``: that one selection is answered
-    with the gold submission's columns. Everything else (and every derived frame) is a plain DataFrame.
-    """
-
-    _GOLD: ClassVar[list[str]] = ["id", "predicted"]
-
-    def __getitem__(self, key):
-        if isinstance(key, list) and key == self._GOLD and "predicted" not in self.columns:
-            return pd.DataFrame({"id": self["id"], "predicted": self["encoding"]})
-        return super().__getitem__(key)
-
-
 def hubmap(rng: np.random.Generator, n: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """n == 3 (the full size) draws the whole-slide sizes; any other n, images 16 times smaller."""
     if n == len(HUBMAP_FULL_SHAPES):
@@ -297,7 +281,7 @@ def hubmap(rng: np.random.Generator, n: int) -> tuple[pd.DataFrame, pd.DataFrame
     )
     ids = fields.hex_ids(9)(rng, n)
     texts = rle_texts(draw(shapes_, heights * widths), empty=np.nan)
-    answers = HubmapAnswers({"id": ids, "encoding": texts, "width_pixels": widths, "height_pixels": heights})
+    answers = pd.DataFrame({"id": ids, "encoding": texts, "width_pixels": widths, "height_pixels": heights})
     sample = pd.DataFrame({"id": ids, "predicted": np.full(n, np.nan, dtype=object)})
     return answers, sample
 

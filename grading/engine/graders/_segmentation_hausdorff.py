@@ -21,7 +21,7 @@ from scipy.spatial import cKDTree
 
 from grading.engine.graders._segmentation_rle import Runs, merge
 
-_BLOCK_SIDES = (16, 4)  # voxels per side of the blocks the search drops at once, coarse to fine
+_BLOCK_WIDTHS = (0.2, 0.05, 0.0125, 0.004)  # blocks the search drops at once, as a share of each side
 
 
 def volume(
@@ -33,10 +33,10 @@ def volume(
     chosen = runs.take(masks)
     shift = np.repeat(np.asarray(depth_of_mask, dtype=np.int64) * plane, chosen.counts)
     starts, ends = merge(chosen.starts + shift, chosen.ends + shift)
-    step = np.zeros(shape[0] * plane + 1, dtype=np.int8)
-    step[starts] = 1
-    step[ends] -= 1  # merged runs neither overlap nor touch, so no end is also a start
-    return np.cumsum(step[:-1], dtype=np.int8).view(bool).reshape(shape)
+    lengths = ends - starts
+    out = np.zeros(shape[0] * plane, dtype=bool)
+    out[np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) + np.arange(int(lengths.sum()))] = True
+    return out.reshape(shape)
 
 
 def normalised_hausdorff(predicted: np.ndarray, truth: np.ndarray, *, max_ratio: float) -> float:
@@ -69,26 +69,36 @@ def _bounding_box(mask: np.ndarray) -> tuple[slice, ...]:
 def _directed(a: np.ndarray, b: np.ndarray, origin: np.ndarray, shape: np.ndarray) -> float:
     """max over voxels of a of the distance to the nearest voxel of b (b non-empty).
 
-    Branch and bound over blocks of ``a - b``, 16 then 4 voxels a side: one voxel per block is looked
-    up, and a block whose voxels cannot beat the best distance found so far is dropped, since the
-    distance to b changes by at most the distance moved. The voxels left are looked up one by one.
+    Branch and bound over blocks of ``a - b``, from blocks about a fifth of the volume wide down to a
+    hundredth: one voxel per block is looked up, and a block whose voxels cannot beat the best distance
+    found so far is dropped, since the distance to b changes by at most the distance moved. The voxels
+    left are looked up one by one.
     """
-    points = np.argwhere(a & ~b)
+    points = _voxels(a & ~b)
     if not len(points):
         return 0.0
-    tree = cKDTree((np.argwhere(b & ~_interior(b)) + origin) / shape)
+    surface = (_voxels(b & ~_interior(b)) + origin) / shape
+    tree = cKDTree(surface, leafsize=32, balanced_tree=False, compact_nodes=False)
     best = 0.0
-    for side in _BLOCK_SIDES:
-        blocks = points // side
+    for width in _BLOCK_WIDTHS:
+        sides = 1 + np.floor(width * shape).astype(np.int64)
+        if (sides == 1).all() or len(points) < 1000:
+            break
+        blocks = points // sides
         span = blocks.max(axis=0) + 1
         key = (blocks[:, 0] * span[1] + blocks[:, 1]) * span[2] + blocks[:, 2]
         _, first, block_of = np.unique(key, return_index=True, return_inverse=True)
         near, _ = tree.query((points[first] + origin) / shape, k=1)
         best = max(best, float(near.max()))
-        reach = float(np.sqrt(np.sum(((side - 1) / shape) ** 2))) * (1 + 1e-9)
+        reach = float(np.sqrt(np.sum(((sides - 1) / shape) ** 2))) * (1 + 1e-9)
         points = points[np.isin(block_of, np.flatnonzero(near + reach > best))]
     distances, _ = tree.query((points + origin) / shape, k=1)
     return max(best, float(distances.max()))
+
+
+def _voxels(mask: np.ndarray) -> np.ndarray:
+    """Coordinates of the voxels in a mask, one row each (``np.argwhere``, faster)."""
+    return np.column_stack(np.unravel_index(np.flatnonzero(mask), mask.shape))
 
 
 def _interior(mask: np.ndarray) -> np.ndarray:

@@ -8,10 +8,12 @@ import pytest
 
 from competitions.demo import expected_rows, make_demo_pack, write_pack
 from competitions.packs import find_packs
+from grading.engine.csvio import load_answers
 
 DATA = Path(__file__).resolve().parents[3] / "competitions" / "data" / "mlebench-v1"
 COMPETITIONS = {c["id"]: c for c in json.loads((DATA / "competitions.json").read_text())}
 LOW = (DATA / "splits" / "low.txt").read_text().split()
+SPLIT75 = (DATA / "splits" / "split75.txt").read_text().split()
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -21,11 +23,11 @@ def tree(root: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def portal_packs(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("packs")
-    make_demo_pack(out_dir=out, split="low", size="small", seed=0, n_teams=12, workers=1)
+    make_demo_pack(out_dir=out, split="split75", size="small", seed=0, n_teams=12, workers=2)
     return out
 
 
-@pytest.mark.parametrize("competition_id", LOW)
+@pytest.mark.parametrize("competition_id", SPLIT75)
 def test_each_portal_pack_has_its_files(portal_packs, competition_id):
     folder = portal_packs / competition_id
     manifest = json.loads((folder / "pack.json").read_text())
@@ -41,7 +43,7 @@ def test_each_portal_pack_has_its_files(portal_packs, competition_id):
     assert manifest["gold_submission"] == "private/" + Path(entry["gold_submission_file"]).name
     for key in ("answers", "gold_submission", "sample_submission", "description", "leaderboard"):
         assert (folder / manifest[key]).is_file(), key
-    answers = pd.read_csv(folder / manifest["answers"])
+    answers = load_answers(folder / manifest["answers"])
     assert len(answers) == manifest["rows"] == expected_rows(competition_id=competition_id, size="small")
     board = pd.read_csv(folder / "leaderboard.csv")
     assert list(board.columns) == ["rank", "score"] and len(board) == 12
@@ -50,10 +52,10 @@ def test_each_portal_pack_has_its_files(portal_packs, competition_id):
 
 def test_the_portal_importer_finds_every_pack(portal_packs):
     found = find_packs(portal_packs)
-    assert sorted(p.competition_id for p in found) == sorted(LOW)
+    assert sorted(p.competition_id for p in found) == sorted(SPLIT75)
     assert {p.layout for p in found} == {"portal"} and all(p.leaderboard for p in found)
     index = json.loads((portal_packs / "index.json").read_text())
-    assert index["competitions"] == LOW and index["layout"] == "portal"
+    assert index["competitions"] == SPLIT75 and index["layout"] == "portal"
 
 
 def test_the_mlebench_layout_puts_files_where_competitions_json_says(tmp_path):
