@@ -153,3 +153,21 @@ def test_answers_that_do_not_fit_the_grader_are_refused_at_import(registry, tmp_
     with pytest.raises(CommandError, match="the answers do not fit the grader 'log_loss_multiclass'"):
         call_command("import_competition_pack", str(write_portal_pack(tmp_path / "spooky", answers=broken)))
     assert CompetitionPack.objects.count() == 0 and _private_files() == []
+
+
+def test_every_split75_demo_pack_imports_and_its_sample_and_gold_grade_on_the_server(registry, tmp_path):
+    from competitions.demo import make_demo_pack
+    from competitions.demo.catalog import split_ids
+    from grading.services.grade_file import grade_file
+
+    out = tmp_path / "packs"
+    make_demo_pack(out_dir=out, split="split75", size="small", seed=0, n_teams=12, workers=2)
+    call_command("import_competition_pack", str(out))
+    assert CompetitionPack.objects.count() == 75
+    for slug in split_ids("split75"):
+        competition = Competition.objects.select_related("pack").get(slug=slug)
+        manifest = json.loads((out / slug / "pack.json").read_text())
+        gold = grade_file(competition=competition, submission_path=out / slug / manifest["gold_submission"])
+        assert gold.valid_submission, (slug, gold.to_dict(with_reason=True))
+        sample = grade_file(competition=competition, submission_path=out / slug / manifest["sample_submission"])
+        assert sample.valid_submission, (slug, sample.to_dict(with_reason=True))
