@@ -74,6 +74,8 @@ def _garbage(competition: str, answers: pd.DataFrame):
         "right columns, mixed Python values",
         pd.DataFrame({c: ([1, "x", None, 2.5, True] * n)[:n] for c in columns}),
     )
+    yield "right columns, booleans", pd.DataFrame({c: [True, False] * (n // 2) + [True] * (n % 2) for c in columns})
+    yield "many random rows", pd.DataFrame({c: rng.random(5000) for c in columns})
     yield "duplicated column names", pd.DataFrame([[0.5] * (2 * len(columns))] * n, columns=columns + columns)
     yield "integer column names", pd.DataFrame(rng.random((n, len(columns))))
     yield "huge numbers", pd.DataFrame({c: [1e308, -1e308] * (n // 2) + [1e308] * (n % 2) for c in columns})
