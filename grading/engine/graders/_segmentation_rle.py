@@ -194,7 +194,7 @@ def parse_column(
             f"every row needs a run-length encoding{missing_hint}"
         )
     rows = np.asarray(text_rows, dtype=np.int64)
-    token_rows, tokens = _tokens(texts, rows, values, where=where, ids=ids, error=error)
+    token_rows, tokens = _tokens(texts, rows, where=where, ids=ids, error=error)
     counts = np.bincount(token_rows, minlength=n)
     odd = np.flatnonzero(counts % 2)
     if len(odd):
@@ -210,9 +210,7 @@ def parse_column(
     return Runs(offsets, starts - 1, starts - 1 + lengths)
 
 
-def _tokens(
-    texts: list[str], rows: np.ndarray, values: np.ndarray, *, where: str, ids, error
-) -> tuple[np.ndarray, np.ndarray]:
+def _tokens(texts: list[str], rows: np.ndarray, *, where: str, ids, error) -> tuple[np.ndarray, np.ndarray]:
     """(row, value) of every number in the text cells, in file order."""
     if not texts:
         return _EMPTY, _EMPTY
