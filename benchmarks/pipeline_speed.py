@@ -11,7 +11,8 @@ client/mleportal.py, and waits for the final status. It prints the wall time fro
 to the result, runs per second, and the peak RSS of the web process and of the busiest worker (its prefork
 children included), and the grading phase alone: from the first run a worker claimed to the last run graded,
 the part that more workers share (upload, unpacking and the final checks are done once). Then it streams a 2 GB bundle to the web process and prints that process's peak RSS.
-With BENCH_KEEP_LOGS=DIR the web and worker logs of each portal are copied there before it is removed.
+First it measures this machine's ceiling: how much more grading two processes do at once than one, without
+Celery or a database, the most two workers can gain. With BENCH_KEEP_LOGS=DIR the web and worker logs of each portal are copied there before it is removed.
 """
 
 from __future__ import annotations
@@ -214,6 +215,27 @@ def wait_final(portal: Portal, submission_id: int) -> dict:
         time.sleep(0.2)
 
 
+def machine_ceiling() -> None:
+    """How much grading two processes get done at once here, compared with one: the most two workers can gain.
+
+    One full Lite seed is graded in one process alone, then in two processes at the same time (no Celery,
+    no database): the ratio of their throughputs is this machine's ceiling for the two-worker speedup."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from grading_speed import measure, prepare
+
+    jobs = prepare(quality=0.8, regenerate=False, split="low")
+    measure(jobs)  # warm the page cache
+    alone = measure(jobs)["total"]
+    start = time.perf_counter()
+    with ThreadPoolExecutor(2) as pool:
+        both = [f.result()["total"] for f in [pool.submit(measure, jobs) for _ in range(2)]]
+    together = time.perf_counter() - start
+    print(f"this machine's ceiling: one Lite seed graded in {alone:.2f} s by one process alone, "
+          f"{max(both):.2f} s each by two at once: two processes grade {2 * alone / together:.2f}x as much "
+          f"per second as one")
+
+
 def measure_split(split: str, worker_counts: list[int]) -> None:
     packs, bundle = split_bundle(split)
     competitions = len(json.loads((packs / "index.json").read_text())["competitions"])
@@ -247,9 +269,12 @@ def main() -> None:
     parser.add_argument("--splits", nargs="+", choices=["low", "split75"], default=["low", "split75"])
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--skip-big-upload", action="store_true")
+    parser.add_argument("--skip-ceiling", action="store_true")
     parser.add_argument("--big-gb", type=float, default=2.0)
     args = parser.parse_args()
 
+    if not args.skip_ceiling:
+        machine_ceiling()
     for split in args.splits:
         measure_split(split, args.workers)
 

@@ -37,8 +37,11 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
 )
 
 
-def scan_text_file(path: Path, *, max_bytes: int, max_line_bytes: int) -> None:
-    """Refuse, with a reason, a file that is too big, binary, not UTF-8 or has an over-long line."""
+def scan_text_file(path: Path, *, max_bytes: int, max_line_bytes: int) -> int:
+    """Refuse, with a reason, a file that is too big, binary, not UTF-8 or has an over-long line.
+
+    Returns the number of LF bytes in the file (an upper bound of its rows, less one, for LF and CRLF files).
+    """
     # An uploaded file is never legitimately a link, and following one could read a server file
     # (the answers, say) as if the team had written it.
     if path.is_symlink():
@@ -62,7 +65,7 @@ def scan_text_file(path: Path, *, max_bytes: int, max_line_bytes: int) -> None:
     # checking that each block holds a line break finds every over-long line with a few memchr calls.
     block = max(1, limit // 2)
     decoder = codecs.getincrementaldecoder("utf-8")()
-    offset = run = 0
+    offset = run = breaks = 0
     with path.open("rb") as f:
         while chunk := f.read(_CHUNK):
             if offset == 0:
@@ -70,6 +73,7 @@ def scan_text_file(path: Path, *, max_bytes: int, max_line_bytes: int) -> None:
             if not chunk.isascii() or decoder.getstate()[0]:
                 _check_utf8(decoder, chunk, offset=offset, path=path)
             run = _check_lines(chunk, offset=offset, run=run, limit=limit, block=block, path=path)
+            breaks += chunk.count(b"\n")
             offset += len(chunk)
     if run > limit:
         _refuse_long_line(path, start=offset - run, limit=limit)
@@ -79,6 +83,7 @@ def scan_text_file(path: Path, *, max_bytes: int, max_line_bytes: int) -> None:
             f"the file is not valid UTF-8: it ends inside a multi-byte character at byte offset {at} "
             f"(line {_line_of(path, at)}); save it as UTF-8"
         )
+    return breaks
 
 
 def _refuse_known_binary(head: bytes) -> None:
