@@ -62,6 +62,7 @@ MIN_MAX_LINE_BYTES = 1 * MiB
 # allocated once (read_numeric_blocks): the same frame as one read_csv call at about a third of its peak.
 BLOCK_READ_MIN_BYTES = 64 * MiB
 BLOCK_ROWS = 1_000_000
+PROBE_ROWS = 1_000
 _PLAIN_DTYPES = (np.dtype(np.int64), np.dtype(np.float64), np.dtype(bool))
 
 # MLE-bench passes float_precision="round_trip" (Python's correctly rounded strtod). pandas >= 3.1
@@ -138,7 +139,8 @@ def read_numeric_blocks(path: Path, *, max_rows: int, block_rows: int = BLOCK_RO
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             with pd.read_csv(path, chunksize=block_rows, **_READ_KW) as reader:
-                for block in reader:
+                # A small first block: a file with a text column is handed back after a few rows.
+                for block in _blocks(reader, first_rows=min(PROBE_ROWS, block_rows), rows=block_rows):
                     if first is None:
                         first = block.iloc[0:0]
                         if not all(dtype in _PLAIN_DTYPES for dtype in block.dtypes):
@@ -161,6 +163,16 @@ def read_numeric_blocks(path: Path, *, max_rows: int, block_rows: int = BLOCK_RO
     frame = pd.DataFrame(dict(columns), copy=False)
     frame.columns = first.columns
     return frame
+
+
+def _blocks(reader, *, first_rows: int, rows: int):
+    size = first_rows
+    while True:
+        try:
+            yield reader.get_chunk(size)
+        except StopIteration:
+            return
+        size = rows
 
 
 def read_answers(path: Path) -> pd.DataFrame:
