@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from grading.models import Run, Submission
 from grading.services import finish, pipeline
+from grading.services.grade_file import release_memory
 
 logger = logging.getLogger(__name__)
 S = Submission.Status
@@ -53,6 +54,8 @@ def grade_run(self, run_id: int) -> None:
             pipeline.submission_fail(submission_id=run.submission_id,
                                      reason=f"The server failed while grading {run.competition.slug} seed {run.seed}: "
                                             f"{type(exc).__name__}: {exc}"[:500])
+    finally:
+        release_memory()
 
 
 @shared_task(bind=True, autoretry_for=TRANSIENT, max_retries=3, retry_backoff=True)

@@ -61,7 +61,7 @@ MIN_MAX_LINE_BYTES = 1 * MiB
 # Submissions at least this big whose columns are all numbers are parsed block by block into columns
 # allocated once (read_numeric_blocks): the same frame as one read_csv call at about a third of its peak.
 BLOCK_READ_MIN_BYTES = 64 * MiB
-BLOCK_ROWS = 1_000_000
+BLOCK_ROWS = 250_000
 PROBE_ROWS = 1_000
 _PLAIN_DTYPES = (np.dtype(np.int64), np.dtype(np.float64), np.dtype(bool))
 
