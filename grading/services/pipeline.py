@@ -58,6 +58,21 @@ def _claimed_reports(layout) -> tuple[dict[tuple[str, str], dict], Counter]:
     return matched, claimed_ids
 
 
+def _queue_order(runs: list[Run], root) -> list[int]:
+    """Run ids in the order their grading is queued: biggest competitions first, each one's seeds together.
+
+    With several workers the submission is done when the last run is: a big file queued last keeps one worker
+    busy while the others wait, so the largest submissions go first and the small ones fill in at the end.
+    The seeds of a competition stay next to each other, so a worker often finds its answers still loaded.
+    """
+    sizes: dict[int, int] = {}
+    for run in runs:
+        size = (root / run.submission_file).stat().st_size if run.submission_file else 0
+        sizes[run.competition_id] = max(sizes.get(run.competition_id, 0), size)
+    ordered = sorted(runs, key=lambda run: (-sizes[run.competition_id], run.competition_id, run.seed, run.pk))
+    return [run.pk for run in ordered]
+
+
 def submission_validate(*, submission_id: int) -> None:
     """Turn the extracted bundle into runs with seeds and the team's claims, then queue their grading."""
     if not submission_transition(submission_id=submission_id, to=S.VALIDATING, expected=(S.RECEIVED,)):
@@ -93,7 +108,7 @@ def submission_validate(*, submission_id: int) -> None:
         Submission.objects.filter(pk=submission_id).update(progress_total=len(created), progress_done=0)
         if created:
             submission_transition(submission_id=submission_id, to=S.GRADING, expected=(S.VALIDATING,))
-            ids = [run.pk for run in Run.objects.filter(submission=submission).only("pk")]
+            ids = _queue_order(list(Run.objects.filter(submission=submission)), root)
             transaction.on_commit(lambda: [grade_run.delay(pk) for pk in ids])
         else:
             submission_transition(submission_id=submission_id, to=S.CHECKING, expected=(S.VALIDATING,))

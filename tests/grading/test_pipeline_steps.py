@@ -34,6 +34,27 @@ def test_validating_twice_makes_the_runs_once(received, django_capture_on_commit
     assert len(callbacks) == 1  # the second call found nothing to claim and queued nothing
 
 
+def test_runs_are_queued_biggest_competition_first_with_each_competitions_seeds_together(
+    received, django_capture_on_commit_callbacks, monkeypatch
+):
+    from grading import tasks
+    from grading.services.submissions import submission_bundle_root
+
+    queued = []
+    monkeypatch.setattr(tasks.grade_run, "delay", queued.append)
+    with django_capture_on_commit_callbacks(execute=True):
+        pipeline.submission_validate(submission_id=received.pk)
+    root = submission_bundle_root(received)
+    runs = Run.objects.in_bulk(queued)
+    order = [runs[pk] for pk in queued]
+    assert sorted(queued) == sorted(Run.objects.filter(submission=received).values_list("pk", flat=True))
+    slugs = [run.competition.slug for run in order]
+    assert all(slugs[i : i + len(LITE_SEEDS)] == [slugs[i]] * len(LITE_SEEDS) for i in range(0, len(slugs), len(LITE_SEEDS)))
+    biggest = [max((root / r.submission_file).stat().st_size for r in order[i : i + len(LITE_SEEDS)])
+               for i in range(0, len(order), len(LITE_SEEDS))]
+    assert biggest == sorted(biggest, reverse=True) and biggest[0] > biggest[-1]
+
+
 def test_grading_a_run_twice_counts_it_once_and_keeps_the_first_result(received, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks():
         pipeline.submission_validate(submission_id=received.pk)
