@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from competitions.demo import fields
-from grading.engine.graders._segmentation_rle import Runs, merge, parse_column
+from grading.engine.graders.segmentation.rle import Runs, merge, parse_column
 
 # ---------------------------------------------------------------------------------------------------
 # Drawing

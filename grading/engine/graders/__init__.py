@@ -1,8 +1,10 @@
 """Built-in grader families. Importing this package registers every grader by name.
 
-One module per metric family; every public module of this package is imported here, so adding a family
-is adding a module. Shared validation lives in ``_checks`` (columns, numbers, ranges, row sums), ``ids``
-(matching submission ids to answer ids) and ``_labels`` (class labels).
+One module per metric family, or a package where a family needs helpers of its own (``detection``,
+``segmentation``, ``text_match``, ``regression``, ``ranking``, ``correlation``: the package imports its
+grader modules). Every public module and package here is imported below, so adding a family is adding one.
+Shared validation lives in ``_checks`` (columns, numbers, ranges, row sums), ``ids`` (matching submission
+ids to answer ids), ``_labels`` (class labels) and ``_prob_checks`` (probability rows).
 """
 
 import importlib

@@ -16,7 +16,7 @@ from competitions.demo.agent import Defect
 from competitions.demo.leaderboard import grade
 from grading.engine.csvio import load_answers, read_submission
 from grading.engine.errors import InvalidSubmission
-from grading.engine.graders._segmentation_rle import parse_column
+from grading.engine.graders.segmentation.rle import parse_column
 
 DATA = Path(__file__).resolve().parents[3] / "competitions" / "data" / "mlebench-v1"
 COMPETITIONS = {c["id"]: c for c in json.loads((DATA / "competitions.json").read_text())}

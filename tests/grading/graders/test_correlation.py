@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 from sklearn.metrics import matthews_corrcoef as sklearn_mcc
 
-from grading.engine.graders._correlation_kendall import count_inversions
 from grading.engine.graders.correlation import matthews_corrcoef
+from grading.engine.graders.correlation.kendall import count_inversions
 
 from .frames import GRADERS, grade, reject, roundtrip
 

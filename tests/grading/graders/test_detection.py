@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import average_precision_score
 
-from grading.engine.graders._detection_geometry import rotated_overlap_areas
+from grading.engine.graders.detection.geometry import rotated_overlap_areas
 
 from .frames import grade, reject, roundtrip
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from grading.engine.graders.regression_geo import grouped_quantiles
+from grading.engine.graders.regression.geo import grouped_quantiles
 
 from .frames import grade, reject, roundtrip
 

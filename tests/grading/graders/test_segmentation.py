@@ -16,7 +16,7 @@ from scipy.spatial.distance import directed_hausdorff
 from sklearn.metrics import fbeta_score
 
 from grading.engine.errors import AnswersProblem, InvalidSubmission
-from grading.engine.graders._segmentation_rle import parse_column
+from grading.engine.graders.segmentation.rle import parse_column
 
 from .frames import GRADERS, csv_frame, grade, reject, roundtrip
 

@@ -11,7 +11,7 @@ from sklearn.metrics import f1_score, jaccard_score
 from sklearn.preprocessing import MultiLabelBinarizer
 
 from grading.engine.errors import AnswersProblem, InvalidSubmission
-from grading.engine.graders._text_levenshtein import Sequences, distances
+from grading.engine.graders.text_match.levenshtein import Sequences, distances
 
 from .frames import csv_frame, grade, reject, roundtrip
 
@@ -70,7 +70,7 @@ def test_distances_match_the_dynamic_programme(longest):
 
 
 def test_arrow_text_is_decoded_block_by_block_and_slices_are_respected(monkeypatch):
-    import grading.engine.graders._text_levenshtein as engine
+    import grading.engine.graders.text_match.levenshtein as engine
 
     monkeypatch.setattr(engine, "_DECODE_ROWS", 2)
     values = ["ab", "café", "𝄞x", "", "z€", "plain"]

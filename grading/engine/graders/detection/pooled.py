@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from grading.engine.graders._detection_geometry import box_iou_xyxy, pairs_within_groups
-from grading.engine.graders._detection_matching import greedy_match
-from grading.engine.graders._detection_tokens import Objects
+from grading.engine.graders.detection.geometry import box_iou_xyxy, pairs_within_groups
+from grading.engine.graders.detection.matching import greedy_match
+from grading.engine.graders.detection.tokens import Objects
 
 # ---------------------------------------------------------------------------------------------------
 # SIIM-COVID-19: per class, (truth, score) pairs from greedy matching at IoU > 0.5, then sklearn's AP

@@ -48,14 +48,6 @@ from grading.engine.graders._checks import (
     show_many,
     submission_ids,
 )
-from grading.engine.graders._ranking_tokens import (
-    codes,
-    column_tokens,
-    first_occurrences,
-    pyarrow_isin,
-    sorted_unique,
-    vocabulary_of,
-)
 from grading.engine.graders.ids import (
     AnswersHaveDuplicateIds,
     Pairing,
@@ -63,6 +55,14 @@ from grading.engine.graders.ids import (
     match_permutation,
     pair_by_sorted_ids,
     reference_sort_order,
+)
+from grading.engine.graders.ranking.tokens import (
+    codes,
+    column_tokens,
+    first_occurrences,
+    pyarrow_isin,
+    sorted_unique,
+    vocabulary_of,
 )
 from grading.engine.registry import register
 

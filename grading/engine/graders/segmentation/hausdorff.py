@@ -19,7 +19,7 @@ import math
 import numpy as np
 from scipy.spatial import cKDTree
 
-from grading.engine.graders._segmentation_rle import Runs, merge
+from grading.engine.graders.segmentation.rle import Runs, merge
 
 _BLOCK_WIDTHS = (0.2, 0.05, 0.0125, 0.004)  # blocks the search drops at once, as a share of each side
 

@@ -19,8 +19,8 @@ from grading.engine.graders._checks import (
     require_answers_columns,
     require_columns,
 )
-from grading.engine.graders.regression_error import rmse
-from grading.engine.graders.regression_mae import paired_rows, scored_predictions
+from grading.engine.graders.regression.error import rmse
+from grading.engine.graders.regression.mae import paired_rows, scored_predictions
 from grading.engine.registry import register
 
 

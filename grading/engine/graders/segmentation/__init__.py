@@ -1,4 +1,4 @@
-"""Segmentation masks written as run-length encodings (see ``_segmentation_rle`` for the format).
+"""Segmentation masks written as run-length encodings (see ``segmentation.rle`` for the format).
 
 - ``rle_global_dice`` (google-research-identify-contrails): Dice over all pixels of all records together,
   2|X∩Y| / (|X| + |Y|); NaN when both sides are empty everywhere. ``'-'`` is an empty mask, an empty cell
@@ -38,9 +38,9 @@ from grading.engine.graders._checks import (
     show,
     submission_ids,
 )
-from grading.engine.graders._segmentation_hausdorff import normalised_hausdorff, volume
-from grading.engine.graders._segmentation_rle import Runs, intersections, is_missing, parse_column
 from grading.engine.graders.ids import Pairing, id_objects, pair_by_sorted_ids
+from grading.engine.graders.segmentation.hausdorff import normalised_hausdorff, volume
+from grading.engine.graders.segmentation.rle import Runs, intersections, is_missing, parse_column
 from grading.engine.registry import register
 
 IOU_THRESHOLDS = np.arange(0.5, 1.0, 0.05)  # as numpy makes them: 0.6000000000000001, ...

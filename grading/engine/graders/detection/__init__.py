@@ -1,15 +1,15 @@
 """Object detection: prediction strings of boxes or points scored against ground-truth objects.
 
 * ``lyft_3d_map`` (3d-object-detection-for-autonomous-vehicles): per-sample 3D mAP over IoU thresholds
-  0.5..0.95 (see ``_detection_lyft``);
+  0.5..0.95 (see ``detection.lyft``);
 * ``siim_covid_map`` (siim-covid19-detection): mean over the answers' classes of scikit-learn's average
-  precision of greedily matched predictions, study and image rows pooled (``_detection_pooled``);
+  precision of greedily matched predictions, study and image rows pooled (``detection.pooled``);
 * ``vinbigdata_coco_ap`` (vinbigdata-chest-xray-abnormalities-detection): pycocotools' AP at IoU 0.4 as the
-  public metric notebook computes it, quirks included (``_detection_coco``);
+  public metric notebook computes it, quirks included (``detection.coco``);
 * ``kuzushiji_f1`` (kuzushiji-recognition): micro F1 of predicted centre points inside same-label boxes.
 
 Each prediction string is parsed into objects first, so a malformed one is refused with its row, id,
-token number and the field that was expected (``_detection_tokens``).
+token number and the field that was expected (``detection.tokens``).
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ from grading.engine.graders._checks import (
     show_many,
     submission_ids,
 )
-from grading.engine.graders._detection_coco import Boxes, coco_ap
-from grading.engine.graders._detection_lyft import LYFT_FORMAT, lyft_map
-from grading.engine.graders._detection_pooled import kuzushiji_f1, siim_map
-from grading.engine.graders._detection_tokens import Objects, TokenFormat
+from grading.engine.graders.detection.coco import Boxes, coco_ap
+from grading.engine.graders.detection.lyft import LYFT_FORMAT, lyft_map
+from grading.engine.graders.detection.pooled import kuzushiji_f1, siim_map
+from grading.engine.graders.detection.tokens import Objects, TokenFormat
 from grading.engine.graders.ids import Pairing, pair_by_sorted_ids
 from grading.engine.registry import register
 

@@ -32,8 +32,8 @@ from grading.engine.graders._checks import (
     show,
     submission_ids,
 )
-from grading.engine.graders._regression_ids import merge_rows_by_id_set
 from grading.engine.graders.ids import Pairing, in_reference_order, pair_by_sorted_ids
+from grading.engine.graders.regression.ids import merge_rows_by_id_set
 from grading.engine.registry import register
 
 _ID_CHECKS = ("sorted_equal", "set_equal")

@@ -17,7 +17,7 @@ from grading.engine.graders._checks import (
     row_label,
     show,
 )
-from grading.engine.graders._text_levenshtein import Sequences
+from grading.engine.graders.text_match.levenshtein import Sequences
 
 try:
     import pyarrow as pa

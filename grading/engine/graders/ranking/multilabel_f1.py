@@ -26,8 +26,8 @@ from grading.engine.graders._checks import (
     require_columns,
     require_row_count,
 )
-from grading.engine.graders._ranking_tokens import column_tokens, row_sets, vocabulary_of
 from grading.engine.graders.ids import pair_by_sorted_ids
+from grading.engine.graders.ranking.tokens import column_tokens, row_sets, vocabulary_of
 from grading.engine.registry import register
 
 

@@ -42,8 +42,8 @@ from grading.engine.graders._checks import (
     require_row_count,
     submission_ids,
 )
-from grading.engine.graders._correlation_kendall import kendall_tau_of_orders, text_cells
 from grading.engine.graders._labels import combined_type, label_values, labels_of, require_same_kind
+from grading.engine.graders.correlation.kendall import kendall_tau_of_orders, text_cells
 from grading.engine.graders.ids import Pairing, pair_by_sorted_ids, pair_by_sorted_position
 from grading.engine.registry import register
 

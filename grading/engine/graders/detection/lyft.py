@@ -16,11 +16,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from grading.engine.graders._detection_geometry import (
+from grading.engine.graders.detection.geometry import (
     pairs_within_groups,
     rotated_overlap_areas,
 )
-from grading.engine.graders._detection_tokens import Objects, TokenFormat
+from grading.engine.graders.detection.tokens import Objects, TokenFormat
 
 THRESHOLDS = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
 

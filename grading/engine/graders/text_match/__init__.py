@@ -25,7 +25,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from grading.engine.graders import _text_nq as nq
 from grading.engine.graders._checks import (
     MAX_EXAMPLES,
     AnswersProblem,
@@ -37,9 +36,10 @@ from grading.engine.graders._checks import (
     row_label,
     submission_ids,
 )
-from grading.engine.graders._text_columns import integer_lists, python_strings, text_sequences
-from grading.engine.graders._text_levenshtein import Sequences, distances
 from grading.engine.graders.ids import Pairing, pair_by_sorted_ids
+from grading.engine.graders.text_match import nq
+from grading.engine.graders.text_match.columns import integer_lists, python_strings, text_sequences
+from grading.engine.graders.text_match.levenshtein import Sequences, distances
 from grading.engine.registry import register
 
 _MISSING = ("invalid", "as_text")
