@@ -25,13 +25,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from isal import igzip, isal_zlib
+from isal import igzip_threaded, isal_zlib
 
 from grading.bundles import ziputil
 from grading.bundles.errors import BundleError
 from grading.bundles.limits import DEFAULT_LIMITS, Limits, human
 from grading.bundles.members import MemberTree, safe_path
 from grading.bundles.streams import CHUNK, Budget, CountingFile, InflatedTar
+
+INFLATE_BLOCK = 256 * 1024  # what the inflating thread hands over at a time
 
 _OTHER_FORMATS = (
     (b"BZh", "a bzip2-compressed file"),
@@ -107,7 +109,16 @@ def _sniff(archive: Path) -> str:
 
 
 def _extract_tar_gz(*, source: CountingFile, tree: MemberTree, budget: Budget, limits: Limits) -> None:
-    inflated = InflatedTar(stream=igzip.IGzipFile(fileobj=source, mode="rb"), budget=budget)
+    # ISA-L inflates in a thread of its own while this one writes the files: the two overlap.
+    stream = igzip_threaded.open(source, "rb", threads=1, block_size=INFLATE_BLOCK)
+    try:
+        _extract_tar_stream(stream=stream, tree=tree, budget=budget, limits=limits)
+    finally:
+        stream.close()  # stops the inflating thread whatever happened
+
+
+def _extract_tar_stream(*, stream: BinaryIO, tree: MemberTree, budget: Budget, limits: Limits) -> None:
+    inflated = InflatedTar(stream=stream, budget=budget)
     try:
         # Seekable mode ("r"), not stream mode ("r|"): there tarfile buffers a whole pax header before we
         # see its size; here every header read comes through InflatedTar.read, which refuses huge ones.

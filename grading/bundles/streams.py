@@ -6,11 +6,8 @@ declare: gzip's length field, zip's file_size and a tar header can all lie.
 
 from __future__ import annotations
 
-import gzip
 import os
 from typing import BinaryIO
-
-from isal import igzip
 
 from grading.bundles.errors import BundleError
 from grading.bundles.limits import Limits, MiB, human
@@ -85,7 +82,7 @@ class InflatedTar:
     """The decompressed tar stream as tarfile sees it: every read is charged to the budget, and a read
     bigger than a data chunk (a giant pax header) is refused before it is made."""
 
-    def __init__(self, *, stream: gzip.GzipFile | igzip.IGzipFile, budget: Budget) -> None:
+    def __init__(self, *, stream: BinaryIO, budget: Budget) -> None:
         self._stream = stream
         self._budget = budget
         self.member: str | None = None  # the member whose data is being read, None between members
@@ -109,10 +106,19 @@ class InflatedTar:
         return data
 
     def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
-        # tarfile only moves forward over padding; going back would make gzip decompress it all again.
-        if whence == os.SEEK_SET and offset < self._stream.tell():
+        # tarfile only moves forward, over padding; the stream cannot go back (gzip would have to inflate
+        # it all again), so moving forward is reading on, and those bytes count like any others.
+        current = self._stream.tell()
+        target = offset if whence == os.SEEK_SET else current + offset
+        if whence not in (os.SEEK_SET, os.SEEK_CUR) or target < current:
             raise BundleError("corrupt_archive", f"the tar structure points backwards at {self.where}")
-        return self._stream.seek(offset, whence)
+        while current < target:
+            data = self._stream.read(min(CHUNK, target - current))
+            if not data:
+                break
+            self._budget.charge(len(data), where=self.where, member=self.member)
+            current += len(data)
+        return current
 
     def tell(self) -> int:
         return self._stream.tell()

@@ -339,7 +339,11 @@ def test_memory_stays_small_whatever_the_member_size(inbox, target, writer):
 
 @pytest.mark.parametrize("writer", [write_tar_gz, write_zip])
 def test_damaged_archives_only_ever_fail_with_a_bundle_error(inbox, target, writer):
-    """Random byte flips, cuts and deletions: each is extracted whole or refused cleanly, never a crash."""
+    """Random byte flips, cuts and deletions: each is extracted whole or refused cleanly, never a crash,
+    and the thread that inflates a .tar.gz is gone after each, refused or not."""
+    import threading
+
+    threads = threading.active_count()
     rng = random.Random(20240801)
     original = writer(inbox / "b", bundle_files(**{"runs/g/c_1/logs/x.log": b"abc" * 20_000})).read_bytes()
     for _ in range(150):
@@ -357,3 +361,34 @@ def test_damaged_archives_only_ever_fail_with_a_bundle_error(inbox, target, writ
             assert leftovers(target.parent) == []
         else:
             shutil.rmtree(target)
+        assert threading.active_count() == threads
+
+
+def test_a_tar_gz_refused_early_leaves_no_inflating_thread_behind(inbox, target):
+    """The refusal comes at the first member while megabytes of data still wait in the archive: the thread
+    that inflates ahead must be stopped, not left waiting to hand over its next block."""
+    import os
+    import threading
+    import time
+
+    link = tarfile.TarInfo("runs/g/c_1/evil")
+    link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+    files = {"runs/g/c_1/logs/big.bin": os.urandom(8 * MiB)}
+    path = inbox / "b.tar.gz"
+    with tarfile.open(path, "w:gz") as tar:
+        tar.addfile(link)
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    threads = threading.active_count()
+    try:
+        extract_archive(archive=path, target=target)
+    except BundleError as refused:  # kept alive on purpose: the stream must not rely on being collected
+        error = refused
+    assert "symbolic link" in error.message
+    deadline = time.monotonic() + 2
+    while threading.active_count() > threads and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert threading.active_count() == threads
+    assert leftovers(target.parent) == []
