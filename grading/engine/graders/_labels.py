@@ -16,8 +16,18 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from grading.engine.errors import InvalidSubmission
-from grading.engine.graders._checks import MAX_EXAMPLES, plural, row_label, show
+from grading.engine.errors import AnswersProblem, InvalidSubmission
+from grading.engine.graders._checks import (
+    MAX_EXAMPLES,
+    plural,
+    require_answers_columns,
+    require_columns,
+    require_row_count,
+    row_label,
+    show,
+    submission_ids,
+)
+from grading.engine.graders.ids import Pairing, pair_by_sorted_ids
 
 
 @dataclass(frozen=True)
@@ -205,3 +215,23 @@ def _raise_not_integers(column: str, values: np.ndarray, positions: np.ndarray, 
         f"column {show(column)} has {plural(len(positions), 'value')} that cannot be read as an integer "
         f"class id, e.g. {examples}; {rule}"
     )
+
+
+def paired_integer_labels(
+    submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, target_column: str, parse
+) -> tuple[np.ndarray, np.ndarray]:
+    """(truth, predicted) integer class ids in matched row order, ``parse`` being :func:`integer_labels` or
+    :func:`first_token_integers`. Checks as the reference does: answers' columns, row count, the
+    submission's columns, then the sorted id sequences; answers that do not parse are our problem."""
+    require_answers_columns(answers, [id_column, target_column])
+    if answers.empty:
+        raise AnswersProblem("the answers have no rows")
+    require_row_count(submission, len(answers))
+    require_columns(submission, [id_column, target_column])
+    pairing = pair_by_sorted_ids(submission, answers, id_column)
+    predicted = parse(submission[target_column], target_column, submission_ids(submission, id_column))
+    try:
+        truth = parse(answers[target_column], target_column)
+    except InvalidSubmission as problem:
+        raise AnswersProblem(f"the answers' labels are not integers: {problem}") from None
+    return Pairing.take(truth, pairing.ans_rows), Pairing.take(predicted, pairing.sub_rows)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from grading.engine.errors import AnswersProblem, InvalidSubmission
 from grading.engine.graders._checks import (
     grader_function,
     require_answers_columns,
@@ -35,6 +34,7 @@ from grading.engine.graders._labels import (
     first_token_integers,
     label_values,
     labels_of,
+    paired_integer_labels,
 )
 from grading.engine.graders.ids import Pairing, pair_by_sorted_ids
 from grading.engine.registry import register
@@ -84,21 +84,10 @@ def grade_top1_error(
     submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, target_column: str
 ) -> float:
     """Share of rows (matched on ``id_column``) whose first predicted class id is not the answer."""
-    require_answers_columns(answers, [id_column, target_column])
-    if answers.empty:
-        raise AnswersProblem("the answers have no rows")
-    require_row_count(submission, len(answers))
-    require_columns(submission, [id_column, target_column])
-    pairing = pair_by_sorted_ids(submission, answers, id_column)
-    predicted = first_token_integers(
-        submission[target_column], target_column, submission_ids(submission, id_column)
+    truth, predicted = paired_integer_labels(
+        submission, answers, id_column=id_column, target_column=target_column, parse=first_token_integers
     )
-    try:
-        truth = first_token_integers(answers[target_column], target_column)
-    except InvalidSubmission as problem:
-        raise AnswersProblem(f"the answers' labels are not integers: {problem}") from None
-    hits = Pairing.take(truth, pairing.ans_rows) == Pairing.take(predicted, pairing.sub_rows)
-    return float(1.0 - np.average(hits))
+    return float(1.0 - np.average(truth == predicted))
 
 
 # ---------------------------------------------------------------------------------------------------

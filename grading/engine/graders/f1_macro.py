@@ -17,16 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from grading.engine.errors import AnswersProblem, InvalidSubmission
-from grading.engine.graders._checks import (
-    grader_function,
-    require_answers_columns,
-    require_columns,
-    require_row_count,
-    submission_ids,
-)
-from grading.engine.graders._labels import integer_labels
-from grading.engine.graders.ids import Pairing, pair_by_sorted_ids
+from grading.engine.graders._checks import grader_function
+from grading.engine.graders._labels import integer_labels, paired_integer_labels
 from grading.engine.registry import register
 
 
@@ -47,17 +39,7 @@ def macro_f1(y_true: np.ndarray, y_pred: np.ndarray) -> float:
 @grader_function
 def grade(submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, target_column: str) -> float:
     """Macro F1 of ``target_column`` (integer class ids) against the answers, rows matched on ``id_column``."""
-    require_answers_columns(answers, [id_column, target_column])
-    if answers.empty:
-        raise AnswersProblem("the answers have no rows")
-    require_row_count(submission, len(answers))
-    require_columns(submission, [id_column, target_column])
-    pairing = pair_by_sorted_ids(submission, answers, id_column)
-    predicted = integer_labels(
-        submission[target_column], target_column, submission_ids(submission, id_column)
+    truth, predicted = paired_integer_labels(
+        submission, answers, id_column=id_column, target_column=target_column, parse=integer_labels
     )
-    try:
-        truth = integer_labels(answers[target_column], target_column)
-    except InvalidSubmission as problem:
-        raise AnswersProblem(f"the answers' labels are not integers: {problem}") from None
-    return macro_f1(Pairing.take(truth, pairing.ans_rows), Pairing.take(predicted, pairing.sub_rows))
+    return macro_f1(truth, predicted)

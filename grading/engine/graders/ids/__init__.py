@@ -56,6 +56,7 @@ __all__ = [
     "IDENTITY",
     "AnswersHaveDuplicateIds",
     "Pairing",
+    "_Bytes",
     "describe_id_mismatch",
     "id_objects",
     "ids_equal_elementwise",
@@ -64,7 +65,6 @@ __all__ = [
     "pair_by_sorted_ids",
     "pair_by_sorted_position",
     "reference_sort_order",
-    "_Bytes",
 ]
 
 
