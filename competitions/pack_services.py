@@ -98,7 +98,6 @@ def _import_one(found: FoundPack) -> CompetitionPack:
         if sample_name:
             written.append(sample_name)
         sha256 = _sha256(answers)
-        answers_cache_store(sha256=sha256, answers=loaded)  # workers load it parsed from the first run on
         with transaction.atomic():
             previous = CompetitionPack.objects.filter(competition=competition).first()
             old_files = [previous.answers_path, previous.sample_submission_path] if previous else []
@@ -121,6 +120,8 @@ def _import_one(found: FoundPack) -> CompetitionPack:
             if leaderboard:
                 competition_set_pack_leaderboard(competition=competition, scores=leaderboard, synthetic=found.synthetic)
             transaction.on_commit(lambda: _delete(storage, [name for name in old_files if name]))
+            # Only a pack that was kept gets its parsed answers cached; workers then load them from the first run.
+            transaction.on_commit(lambda: answers_cache_store(sha256=sha256, answers=loaded))
             transaction.on_commit(lambda: answers_cache_drop(old_sha))
     except BaseException:
         _delete(storage, written)

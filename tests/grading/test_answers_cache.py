@@ -88,3 +88,20 @@ def test_pack_import_fills_the_cache_and_a_new_pack_drops_the_old_entry(tmp_path
     submission.write_text(spooky_submission(rows=60))
     report = grade_file(competition=pack.competition, submission_path=submission)
     assert report.valid_submission and report.score is not None
+
+
+@pytest.mark.django_db
+def test_a_pack_import_that_fails_caches_nothing(tmp_path, monkeypatch, django_capture_on_commit_callbacks, data_dir):
+    from competitions import pack_services
+
+    competitions_load()
+
+    def broken(**kwargs):
+        raise RuntimeError("database went away")
+
+    monkeypatch.setattr(pack_services, "competition_set_pack_leaderboard", broken)
+    with django_capture_on_commit_callbacks(execute=True), pytest.raises(RuntimeError):
+        pack_services.pack_import(path=write_portal_pack(tmp_path / "a", leaderboard=[0.1, 0.5, 1.0]))
+    assert CompetitionPack.objects.count() == 0
+    cache = data_dir / "cache" / "answers"
+    assert not cache.exists() or list(cache.iterdir()) == []
