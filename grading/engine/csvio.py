@@ -149,7 +149,7 @@ def read_numeric_blocks(path: Path, *, max_rows: int, block_rows: int = BLOCK_RO
                     elif not block.dtypes.equals(first.dtypes) or not block.columns.equals(first.columns):
                         return None
                     end = filled + len(block)
-                    if end > max_rows:
+                    if end > max_rows or not _continues(block.index, filled):
                         return None
                     for i, values in columns.items():
                         values[filled:end] = block.iloc[:, i].to_numpy()
@@ -163,6 +163,12 @@ def read_numeric_blocks(path: Path, *, max_rows: int, block_rows: int = BLOCK_RO
     frame = pd.DataFrame(dict(columns), copy=False)
     frame.columns = first.columns
     return frame
+
+
+def _continues(index: pd.Index, start: int) -> bool:
+    """A block's rows are numbered on from ``start`` (no column was taken as the index: rows with one field
+    more than the header make pandas do that, and that frame keeps its own index)."""
+    return isinstance(index, pd.RangeIndex) and index.step == 1 and index.start == start and index.name is None
 
 
 def _blocks(reader, *, first_rows: int, rows: int):

@@ -345,6 +345,8 @@ FALLBACK_CASES = {
     "a row with an extra field": "a,b\n" + "".join(f"{i},{i}{',9' if i == 700 else ''}\n" for i in range(1000)),
     "integers beyond int64": "a,b\n" + "".join(f"{i},{2**63 + i}\n" for i in range(1000)),
     "CR-only line ends": "a,b\r" + "".join(f"{i},{i}\r" for i in range(1000)),
+    "one field more than the header (pandas makes it the index)": "a,b\n"
+    + "".join(f"{i + 100},{i / 2},{i * 3}\n" for i in range(1000)),
 }
 
 
