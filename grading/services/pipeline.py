@@ -67,7 +67,10 @@ def _queue_order(runs: list[Run], root) -> list[int]:
     """
     sizes: dict[int, int] = {}
     for run in runs:
-        size = (root / run.submission_file).stat().st_size if run.submission_file else 0
+        try:
+            size = (root / run.submission_file).stat().st_size if run.submission_file else 0
+        except OSError:  # its grading will say what is wrong with the file; the order only needs a number
+            size = 0
         sizes[run.competition_id] = max(sizes.get(run.competition_id, 0), size)
     ordered = sorted(runs, key=lambda run: (-sizes[run.competition_id], run.competition_id, run.seed, run.pk))
     return [run.pk for run in ordered]
