@@ -95,10 +95,11 @@ def pack_answers(pack_root: Path) -> AnswersSource:
             path = folder / json.loads(manifest.read_text())["answers"]
         else:
             path = folder / "prepared" / "private" / competition_facts(competition_id).answers_file
-        if path.suffix == ".jsonl":  # TF2-QA's question records: one record per row, as generated
-            with path.open(encoding="utf-8") as lines:
-                return pd.DataFrame([json.loads(line) for line in lines if line.strip()])
-        return pd.read_csv(path)
+        from grading.engine.csvio import load_answers  # the grading core is framework-free
+
+        answers = load_answers(path)
+        # TF2-QA's .jsonl answers are question records: one row per record, as they were generated
+        return answers if isinstance(answers, pd.DataFrame) else pd.DataFrame(answers)
 
     return load
 

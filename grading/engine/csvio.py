@@ -5,10 +5,11 @@ default type inference, and any exception while grading makes the submission inv
 with the same DataFrame, so the parse itself is that same single ``read_csv`` call (pandas' C engine,
 default ``low_memory`` chunking and all), except for large files whose columns are all numbers: those are
 parsed by the same parser in blocks of rows into columns allocated once (:func:`read_numeric_blocks`),
-which gives the identical frame at a third of the memory and hands anything else back to the single call. Around it we add what MLE-bench lacks because it only grades
-its own agents' files: a size cap checked before anything is read, and one streaming pass over the raw
-bytes (:mod:`grading.engine.textscan`) that refuses binary files, non-UTF-8 bytes and absurdly long lines, so a hostile upload can cost
-neither memory nor a confusing stack trace. Every refusal is an :class:`InvalidSubmission` whose
+which gives the identical frame at a third of the memory and hands anything else back to the single call.
+Around it we add what MLE-bench lacks because it only grades its own agents' files: a size cap checked
+before anything is read, and one streaming pass over the raw bytes (:mod:`grading.engine.textscan`) that
+refuses binary files, non-UTF-8 bytes and absurdly long lines, so a hostile upload can cost neither memory
+nor a confusing stack trace. Every refusal is an :class:`InvalidSubmission` whose
 message says what to fix.
 
 Speed: with pyarrow installed pandas 3 stores ``str`` columns in Arrow buffers and the C engine builds
@@ -33,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from grading.engine.errors import InvalidSubmission
-from grading.engine.textscan import MiB, longest_line_bytes, scan_text_file
+from grading.engine.textscan import MiB, count_line_breaks, longest_line_bytes, scan_text_file
 
 __all__ = [
     "MIN_MAX_BYTES",
@@ -185,11 +186,7 @@ def read_answers(path: Path) -> pd.DataFrame:
     """Parse a private answers CSV the same way as submissions (trusted input: no limits)."""
     path = Path(path)
     if path.stat().st_size >= BLOCK_READ_MIN_BYTES:
-        breaks = 0
-        with path.open("rb") as f:
-            while chunk := f.read(MiB):
-                breaks += chunk.count(b"\n")
-        frame = read_numeric_blocks(path, max_rows=breaks + 1)
+        frame = read_numeric_blocks(path, max_rows=count_line_breaks(path) + 1)
         if frame is not None:
             return frame
     return _read_csv(path)

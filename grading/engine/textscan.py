@@ -172,13 +172,18 @@ def _refuse_long_line(path: Path, *, start: int, limit: int) -> None:
 
 def _line_of(path: Path, offset: int) -> int:
     """1-based line number of a byte offset; only on the error path, so a second read is fine."""
+    return count_line_breaks(path, upto=offset) + 1
+
+
+def count_line_breaks(path: Path, *, upto: int | None = None) -> int:
+    """How many LF bytes the file holds (in its first ``upto`` bytes when given), read in fixed-size chunks."""
     newlines = 0
-    remaining = offset
-    with path.open("rb") as f:
+    remaining = Path(path).stat().st_size if upto is None else upto
+    with Path(path).open("rb") as f:
         while remaining > 0 and (chunk := f.read(min(_CHUNK, remaining))):
             newlines += chunk.count(b"\n")
             remaining -= len(chunk)
-    return newlines + 1
+    return newlines
 
 
 def longest_line_bytes(path: Path) -> int:
