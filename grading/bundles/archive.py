@@ -173,15 +173,16 @@ def _extract_tar_stream(*, stream: BinaryIO, tree: MemberTree, budget: Budget, l
     # end-of-archive marker still counts against the limits.
     inflated.between("the end of the archive")
     with _reading(inflated.where):
-        while inflated.read(CHUNK):
-            pass
+        inflated.drain()
 
 
 def _extract_zip(*, source: CountingFile, tree: MemberTree, budget: Budget, limits: Limits) -> None:
-    ziputil.check_directory(source=source, max_files=limits.max_files)
+    declared_entries = ziputil.check_directory(source=source, max_files=limits.max_files)
     with _reading("the zip directory"):
         archive = zipfile.ZipFile(source)
     with archive:
+        with _reading("the zip directory"):
+            ziputil.check_layout(archive=archive, source=source, declared_entries=declared_entries)
         for info in archive.infolist():
             name = info.filename
             path = safe_path(name)

@@ -15,7 +15,6 @@ make archives.
 from __future__ import annotations
 
 import fnmatch
-import json
 import os
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
@@ -23,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from grading.bundles.errors import BundleError, show_value
+from grading.bundles.manifest import MAX_SEED
+from grading.engine import safe_json
 
 MAX_METADATA_BYTES = 16 * 1024 * 1024  # metadata.json lists one small object per run
 _REPORT_PATTERN = "*grading_report*.json"
@@ -216,11 +217,10 @@ def _metadata(path: Path, *, where: str) -> Mapping[str, Any]:
     if path.stat().st_size > MAX_METADATA_BYTES:
         raise invalid("larger than 16 MiB; MLE-bench writes one small entry per run")
     try:
-        data = json.loads(path.read_bytes().decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        raise invalid("not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise invalid(f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+        data = safe_json.loads(path.read_bytes())
+    except safe_json.UnsafeJson as exc:
+        message = f"{where} {exc}" if exc.path is None else f"{where}: {exc}"
+        raise BundleError("metadata_invalid", message, {"file": where, "key": exc.path}) from None
     if not isinstance(data, dict):
         raise invalid("must hold a JSON object like {run_group, created_at, runs: {run_id: {...}}}")
     runs = data.get("runs")
@@ -230,8 +230,8 @@ def _metadata(path: Path, *, where: str) -> Mapping[str, Any]:
         raise invalid("'runs' must be an object of {run_id: {...}}")
     for run_id, entry in runs.items():
         seed = entry.get("seed")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-            raise invalid(f"'runs.{run_id}.seed' must be an integer >= 0; got {show_value(seed)}")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED):
+            raise invalid(f"'runs.{run_id}.seed' must be a whole number from 0 to {MAX_SEED}; got {show_value(seed)}")
     return data
 
 

@@ -9,18 +9,33 @@ it. A null optional value means "not given".
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 from grading.bundles.errors import BundleError, kind_of, show_value
+from grading.engine import safe_json
 
 SCHEMA: Final = "bundle-v1"
 SPLITS: Final = ("low", "medium", "high", "split75")
 MAX_MANIFEST_BYTES: Final = 1024 * 1024  # a manifest is a few hundred bytes; this only bounds memory
+
+# What a manifest may claim. Generous (many times the reference setup of 24 h, 36 vCPUs, 440 GB, one A10),
+# but finite, so that a value stored is one a page can show and a check can compare.
+MAX_SEEDS: Final = 100
+MAX_SEED: Final = 999  # an explicit seed number (counted from 0)
+MAX_RUNTIME_HOURS: Final = 1000.0
+MAX_VCPUS: Final = 100_000
+MAX_MEMORY_GB: Final = 1_000_000.0
+MAX_GPUS: Final = 10_000
+MAX_LIST_ITEMS: Final = 100
+NAME_TEXT: Final = 200
+SHORT_TEXT: Final = 200
+URL_TEXT: Final = 2000
+NOTES_TEXT: Final = 20_000
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -125,39 +140,39 @@ def parse_manifest(*, data: bytes | str | Mapping[str, Any]) -> Manifest:
         raise _invalid("benchmark.split", f"is required: one of {', '.join(SPLITS)}")
     if split not in SPLITS:
         raise _invalid("benchmark.split", f"must be one of {', '.join(SPLITS)}", got=split)
-    name = _text(agent, "agent.name")
+    name = _text(agent, "agent.name", longest=NAME_TEXT)
     if name is None or not name.strip():
         raise _invalid("agent.name", "is required: the agent's name as it should appear on the leaderboard")
     return Manifest(
         schema=SCHEMA,
         agent=Agent(
             name=name.strip(),
-            version=_text(agent, "agent.version"),
-            source_url=_text(agent, "agent.source_url"),
-            commit=_text(agent, "agent.commit"),
+            version=_text(agent, "agent.version", longest=SHORT_TEXT),
+            source_url=_url(agent, "agent.source_url"),
+            commit=_text(agent, "agent.commit", longest=SHORT_TEXT),
             open_source=_flag(agent, "agent.open_source"),
         ),
         benchmark=Benchmark(
             split=split,
-            name=_text(benchmark, "benchmark.name"),
-            version=_text(benchmark, "benchmark.version"),
-            commit=_text(benchmark, "benchmark.commit"),
+            name=_text(benchmark, "benchmark.name", longest=SHORT_TEXT),
+            version=_text(benchmark, "benchmark.version", longest=SHORT_TEXT),
+            commit=_text(benchmark, "benchmark.commit", longest=SHORT_TEXT),
         ),
         llms=_texts(raw, "llms"),
-        seeds=_integer(raw, "seeds", minimum=1),
+        seeds=_integer(raw, "seeds", minimum=1, maximum=MAX_SEEDS),
         run_seeds=_run_seeds(raw),
-        runtime_hours=_number(raw, "runtime_hours", minimum=0.0),
+        runtime_hours=_number(raw, "runtime_hours", minimum=0.0, maximum=MAX_RUNTIME_HOURS),
         hardware=Hardware(
             gpus=_gpus(hardware),
-            vcpus=_integer(hardware, "hardware.vcpus", minimum=1),
-            ram_gb=_number(hardware, "hardware.ram_gb", minimum=0.0),
+            vcpus=_integer(hardware, "hardware.vcpus", minimum=1, maximum=MAX_VCPUS),
+            ram_gb=_number(hardware, "hardware.ram_gb", minimum=0.0, maximum=MAX_MEMORY_GB),
         ),
         internet_access=_flag(raw, "internet_access"),
         disclosures=Disclosures(
             **{flag: _flag(disclosures, f"disclosures.{flag}") for flag in _DISCLOSURE_FLAGS},
             other_models=_texts(disclosures, "disclosures.other_models"),
         ),
-        notes=_text(raw, "notes"),
+        notes=_text(raw, "notes", longest=NOTES_TEXT),
         unknown_keys=tuple(_unknown_keys(raw)),
         raw=raw,
     )
@@ -165,22 +180,11 @@ def parse_manifest(*, data: bytes | str | Mapping[str, Any]) -> Manifest:
 
 def _load(data: bytes | str) -> Any:
     try:
-        text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
-        return json.loads(text, parse_constant=_refuse_constant)
-    except UnicodeDecodeError as exc:
-        raise BundleError(
-            "manifest_not_json", f"manifest.json is not UTF-8 text ({exc.reason} at byte {exc.start})"
-        ) from None
-    except json.JSONDecodeError as exc:
-        raise BundleError(
-            "manifest_not_json",
-            f"manifest.json is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}",
-            {"line": exc.lineno, "column": exc.colno},
-        ) from None
-
-
-def _refuse_constant(name: str) -> Any:
-    raise json.JSONDecodeError(f"{name} is not a JSON number", name, 0)
+        return safe_json.loads(data)
+    except safe_json.UnsafeJson as exc:
+        details = {"key": exc.path} if exc.path else {}
+        where = "manifest.json " if exc.path is None else "manifest.json: "
+        raise BundleError("manifest_not_json", f"{where}{exc}", details) from None
 
 
 # Each reader takes the parent object and the key's full dotted path, so that messages name the path.
@@ -201,10 +205,23 @@ def _object(parent: Mapping[str, Any], path: str, *, required: bool = False) -> 
     return value
 
 
-def _text(parent: Mapping[str, Any], path: str) -> str | None:
+def _text(parent: Mapping[str, Any], path: str, *, longest: int) -> str | None:
     value = _value(parent, path)
     if value is not None and not isinstance(value, str):
         raise _invalid(path, "must be a string", got=value)
+    if value is not None and len(value) > longest:
+        raise _invalid(path, f"must be at most {longest} characters; it has {len(value)}")
+    return value
+
+
+def _url(parent: Mapping[str, Any], path: str) -> str | None:
+    """An http(s) address with a host: the only kind of link the portal ever renders."""
+    value = _text(parent, path, longest=URL_TEXT)
+    if value is None or value == "":
+        return None
+    parsed = urlsplit(value) if not any(c.isspace() or ord(c) < 32 for c in value) else None
+    if parsed is None or parsed.scheme.lower() not in ("http", "https") or not parsed.hostname:
+        raise _invalid(path, "must be an http:// or https:// address, e.g. https://github.com/you/agent", got=value)
     return value
 
 
@@ -214,6 +231,8 @@ def _texts(parent: Mapping[str, Any], path: str) -> tuple[str, ...]:
         return ()
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise _invalid(path, "must be a list of strings", got=value)
+    if len(value) > MAX_LIST_ITEMS or any(len(item) > NAME_TEXT for item in value):
+        raise _invalid(path, f"must list at most {MAX_LIST_ITEMS} names of at most {NAME_TEXT} characters each")
     return tuple(value)
 
 
@@ -224,19 +243,17 @@ def _flag(parent: Mapping[str, Any], path: str) -> bool | None:
     return value
 
 
-def _integer(parent: Mapping[str, Any], path: str, *, minimum: int) -> int | None:
+def _integer(parent: Mapping[str, Any], path: str, *, minimum: int, maximum: int) -> int | None:
     value = _value(parent, path)
     # bool is an int in Python, but "seeds": true is a mistake, not a 1.
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < minimum):
-        raise _invalid(
-            path,
-            "must be a positive integer" if minimum == 1 else f"must be an integer >= {minimum}",
-            got=value,
-        )
+    if value is not None and (
+        isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum
+    ):
+        raise _invalid(path, f"must be a whole number from {minimum} to {maximum}", got=value)
     return value
 
 
-def _number(parent: Mapping[str, Any], path: str, *, minimum: float) -> float | None:
+def _number(parent: Mapping[str, Any], path: str, *, minimum: float, maximum: float) -> float | None:
     value = _value(parent, path)
     if value is None:
         return None
@@ -244,9 +261,9 @@ def _number(parent: Mapping[str, Any], path: str, *, minimum: float) -> float | 
         isinstance(value, bool)
         or not isinstance(value, (int, float))
         or not math.isfinite(value)
-        or value < minimum
+        or not minimum <= value <= maximum
     ):
-        raise _invalid(path, f"must be a number >= {minimum:g}", got=value)
+        raise _invalid(path, f"must be a number from {minimum:g} to {maximum:g}", got=value)
     return float(value)
 
 
@@ -256,19 +273,21 @@ def _gpus(hardware: Mapping[str, Any]) -> tuple[Gpu, ...]:
         return ()
     if not isinstance(value, list):
         raise _invalid("hardware.gpus", "must be a list of {model, memory_gb, count}", got=value)
+    if len(value) > MAX_LIST_ITEMS:
+        raise _invalid("hardware.gpus", f"must list at most {MAX_LIST_ITEMS} kinds of GPU")
     gpus = []
     for index, item in enumerate(value):
         where = f"hardware.gpus[{index}]"
         if not isinstance(item, Mapping):
             raise _invalid(where, "must be an object {model, memory_gb, count}", got=item)
-        model = _text(item, f"{where}.model")
+        model = _text(item, f"{where}.model", longest=NAME_TEXT)
         if not model:
             raise _invalid(f"{where}.model", "is required: the GPU's name, e.g. 'A10'")
-        count = _integer(item, f"{where}.count", minimum=1)
+        count = _integer(item, f"{where}.count", minimum=1, maximum=MAX_GPUS)
         gpus.append(
             Gpu(
                 model=model,
-                memory_gb=_number(item, f"{where}.memory_gb", minimum=0.0),
+                memory_gb=_number(item, f"{where}.memory_gb", minimum=0.0, maximum=MAX_MEMORY_GB),
                 count=1 if count is None else count,
             )
         )
@@ -278,8 +297,8 @@ def _gpus(hardware: Mapping[str, Any]) -> tuple[Gpu, ...]:
 def _run_seeds(raw: Mapping[str, Any]) -> dict[str, int]:
     value = _object(raw, "run_seeds")
     for key, seed in value.items():
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise _invalid(f"run_seeds.{key}", "must be an integer >= 0", got=seed)
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+            raise _invalid(f"run_seeds.{key}", f"must be a whole number from 0 to {MAX_SEED}", got=seed)
     return dict(value)
 
 

@@ -9,6 +9,7 @@ past the name checks, nothing is overwritten and nothing is written through a li
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 from collections.abc import Iterator
@@ -18,7 +19,9 @@ from typing import BinaryIO
 from grading.bundles.errors import BundleError
 from grading.bundles.limits import Limits
 
-_MAX_NAME_CHARS = 1024
+# A member's whole name, in UTF-8 bytes: deep enough for any run folder, and far below the 4096 bytes a
+# path may have on Linux once the portal's own folders are put in front of it.
+MAX_NAME_BYTES = 1024
 _MAX_SEGMENT_BYTES = 255  # what ext4 and most file systems allow for one name
 _DRIVE_LETTER = re.compile(r"^[A-Za-z]:")
 
@@ -27,7 +30,8 @@ def safe_path(name: str) -> str:
     """The member's relative path with '.' and empty segments dropped ('' for the top folder itself)."""
 
     def refuse(why: str, shown: str = name) -> BundleError:
-        return BundleError("unsafe_path", f"unsafe member name {shown!r}: {why}", {"member": shown})
+        quoted = shown if len(shown) <= 120 else f"{shown[:60]}...{shown[-40:]}"
+        return BundleError("unsafe_path", f"unsafe member name {quoted!r}: {why}", {"member": shown})
 
     try:
         name.encode("utf-8")
@@ -48,8 +52,10 @@ def safe_path(name: str) -> str:
     parts = [part for part in name.split("/") if part not in ("", ".")]
     if ".." in parts:
         raise refuse("it contains '..', which would write outside the bundle folder")
-    if len(name) > _MAX_NAME_CHARS or any(len(part.encode()) > _MAX_SEGMENT_BYTES for part in parts):
-        raise refuse("the name is too long")
+    if len(name.encode()) > MAX_NAME_BYTES:
+        raise refuse(f"the name is {len(name.encode())} bytes long; at most {MAX_NAME_BYTES} are accepted")
+    if any(len(part.encode()) > _MAX_SEGMENT_BYTES for part in parts):
+        raise refuse(f"one folder or file name in it is longer than {_MAX_SEGMENT_BYTES} bytes")
     return "/".join(parts)
 
 
@@ -91,7 +97,9 @@ class MemberTree:
         self._ensure_folders(path.rpartition("/")[0], name=name)
         self.files.add(path)
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        with os.fdopen(os.open(self.root / path, flags, 0o644), "wb") as out:
+        with _naming(name):
+            descriptor = os.open(self.root / path, flags, 0o600)  # bundles are private: the portal's user only
+        with os.fdopen(descriptor, "wb") as out:
             yield out
 
     def _ensure_folders(self, path: str, *, name: str) -> None:
@@ -102,8 +110,23 @@ class MemberTree:
                 continue
             if folder in self.files:
                 raise _duplicate(name, f"{name!r} needs {folder!r} to be a folder, but it is a file")
-            (self.root / folder).mkdir(mode=0o755)
+            with _naming(name):
+                (self.root / folder).mkdir(mode=0o700)
             self.folders.add(folder)
+
+
+@contextlib.contextmanager
+def _naming(name: str) -> Iterator[None]:
+    """A name the file system refuses is the bundle's problem, not a server error."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in (errno.ENAMETOOLONG, errno.EILSEQ, errno.EINVAL):
+            raise
+        raise BundleError(
+            "unsafe_path", f"unsafe member name {name!r}: the file system refuses it ({exc.strerror})",
+            {"member": name},
+        ) from None
 
 
 def _duplicate(name: str, message: str) -> BundleError:

@@ -10,12 +10,14 @@ import os
 from typing import BinaryIO
 
 from grading.bundles.errors import BundleError
-from grading.bundles.limits import Limits, MiB, human
+from grading.bundles.limits import KiB, Limits, MiB, human
 
 CHUNK = MiB
-# tarfile reads a pax or GNU long-name header in one call and keeps it in memory; real ones are a few
-# hundred bytes, so a read larger than a data chunk can only be an attack on memory.
-MAX_HEADER_READ = CHUNK
+# Between members tarfile reads headers: the 512-byte block, and a pax or GNU long-name header in one call.
+# Real ones are a few hundred bytes (a name is at most 1 KiB here). A larger one is refused before it is
+# read: it can only be an attack on memory, or on tarfile's pax parser, whose time grows with the square
+# of a header's length on Python before 3.12.6 (CVE-2024-6232: 200,000 digits held a process 91 s).
+MAX_HEADER_READ = 8 * KiB
 
 
 class CountingFile:
@@ -79,8 +81,9 @@ class Budget:
 
 
 class InflatedTar:
-    """The decompressed tar stream as tarfile sees it: every read is charged to the budget, and a read
-    bigger than a data chunk (a giant pax header) is refused before it is made."""
+    """The decompressed tar stream as tarfile sees it: every read is charged to the budget, and a header
+    read bigger than MAX_HEADER_READ (a giant pax header) or a data read bigger than a chunk is refused
+    before it is made."""
 
     def __init__(self, *, stream: BinaryIO, budget: Budget) -> None:
         self._stream = stream
@@ -95,15 +98,22 @@ class InflatedTar:
         self.member, self.where = None, where
 
     def read(self, size: int = -1) -> bytes:
-        if size is None or size < 0 or size > MAX_HEADER_READ:
+        largest = MAX_HEADER_READ if self.member is None else CHUNK
+        if size is None or size < 0 or size > largest:
             raise BundleError(
                 "corrupt_archive",
-                f"a tar header of more than {human(MAX_HEADER_READ)} at {self.where}; real ones are tiny",
+                f"a tar header of more than {human(MAX_HEADER_READ)} at {self.where}; real ones are a few "
+                "hundred bytes (archive without extended attributes, e.g. tar --no-xattrs czf)",
                 {"member": self.member, "where": self.where},
             )
         data = self._stream.read(size)
         self._budget.charge(len(data), where=self.where, member=self.member)
         return data
+
+    def drain(self) -> None:
+        """Read the rest of the stream (behind the end-of-archive marker), counting it like any other."""
+        while data := self._stream.read(CHUNK):
+            self._budget.charge(len(data), where=self.where, member=self.member)
 
     def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
         # tarfile only moves forward, over padding; the stream cannot go back (gzip would have to inflate

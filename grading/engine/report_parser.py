@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from grading.engine import safe_json
 from grading.engine.report import TOTAL_FIELDS, CompetitionReport, RunGroupReport
 
 _FLOAT_FIELDS = ("gold_threshold", "silver_threshold", "bronze_threshold", "median_threshold")
@@ -121,15 +122,10 @@ def parse_competition_report(obj: Any, *, where: str = "report") -> CompetitionR
 
 def _load(data: str | bytes | bytearray) -> Any:
     try:
-        text = data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else data
         # MLE-bench writes NaN for a NaN score (Python's json allows it), so we accept it too.
-        return json.loads(text, object_pairs_hook=_no_duplicate_keys)
-    except UnicodeDecodeError as exc:
-        raise MalformedReport(f"the report is not UTF-8 text (byte offset {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise MalformedReport(
-            f"the report is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
-        ) from None
+        return safe_json.loads(data, allow_nan=True, object_pairs_hook=_no_duplicate_keys)
+    except safe_json.UnsafeJson as exc:
+        raise MalformedReport(f"the report {exc}" if exc.path is None else str(exc)) from None
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

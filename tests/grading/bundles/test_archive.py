@@ -10,6 +10,7 @@ import shutil
 import stat
 import struct
 import tarfile
+import time
 import tracemalloc
 import warnings
 import zipfile
@@ -209,7 +210,156 @@ def test_it_refuses_a_giant_tar_header(inbox, target):
     with tarfile.open(inbox / "b.tgz", "w:gz", format=tarfile.PAX_FORMAT) as tar:
         tar.addfile(info, io.BytesIO(b""))
     error = refusal(inbox / "b.tgz", target)
-    assert error.code == "corrupt_archive" and "tar header of more than 1 MiB" in error.message
+    assert error.code == "corrupt_archive" and "tar header of more than 8 KiB" in error.message
+
+
+def pax_digits_bundle(path: Path, digits: int) -> Path:
+    """CVE-2024-6232's shape: a pax header of nothing but digits, which tarfile before Python 3.12.6
+    parses in time growing with the square of its length. It compresses to a few hundred bytes."""
+    data = b"1" * digits
+    header = tarfile.TarInfo("././@PaxHeader")
+    header.type, header.size = tarfile.XHDTYPE, len(data)
+    raw = header.tobuf(format=tarfile.USTAR_FORMAT) + data + bytes(-len(data) % 512)
+    raw += tarfile.TarInfo("manifest.json").tobuf(format=tarfile.USTAR_FORMAT) + bytes(1024)
+    path.write_bytes(gzip.compress(raw))
+    return path
+
+
+def test_it_refuses_a_pax_header_of_200000_digits_before_tarfile_parses_it(inbox, target):
+    archive = pax_digits_bundle(inbox / "b.tgz", 200_000)
+    assert archive.stat().st_size < 1000
+    started = time.monotonic()
+    error = refusal(archive, target)
+    assert error.code == "corrupt_archive" and "tar header of more than 8 KiB" in error.message
+    # On Python 3.12.1 tarfile alone took 91 s over this header; refused unread, it takes milliseconds.
+    assert time.monotonic() - started < 2
+
+
+def test_a_pax_header_with_a_long_name_is_still_read(inbox, target):
+    name = "runs/" + "/".join(["d" * 200] * 4) + "/run.log"
+    with tarfile.open(inbox / "b.tgz", "w:gz", format=tarfile.PAX_FORMAT) as tar:
+        info = tarfile.TarInfo(name)
+        info.size = 2
+        tar.addfile(info, io.BytesIO(b"ok"))
+    extract_archive(archive=inbox / "b.tgz", target=target)
+    assert (target / name).read_bytes() == b"ok"
+
+
+# 16 folders of 63 emoji: each 252 bytes (under the 255 a name may have), 4047 bytes in all, under the
+# 4096 of a Linux path until the portal's own folders stand in front of it.
+EMOJI_PATH = "/".join(["\U0001f600" * 63] * 16) + "/x.csv"
+
+
+@pytest.mark.parametrize("writer", [write_tar_gz, write_zip])
+def test_it_refuses_a_name_longer_than_1024_bytes(inbox, target, writer):
+    error = refusal(writer(inbox / "b", {"manifest.json": b"{}", EMOJI_PATH: b"x"}), target)
+    assert error.code == "unsafe_path"
+    assert "is 4053 bytes long; at most 1024 are accepted" in error.message
+    assert error.details["member"] == EMOJI_PATH
+
+
+def test_a_name_the_file_system_refuses_is_a_bundle_error(inbox, tmp_path):
+    # A deep staging folder makes a 1 KiB member name pass 4096 bytes: ENAMETOOLONG must not be a 500.
+    deep = tmp_path.joinpath(*["f" * 250] * 13)
+    deep.mkdir(parents=True)
+    name = "runs/" + "/".join(["n" * 200] * 5)
+    error = refusal(write_tar_gz(inbox / "b", {name: b"x"}), deep / "bundle")
+    assert error.code == "unsafe_path" and "the file system refuses it" in error.message
+
+
+def test_extracted_files_are_readable_by_the_portals_user_only(inbox, target):
+    extract_archive(archive=write_tar_gz(inbox / "b.tar.gz", bundle_files()), target=target)
+    for path in [target, *target.rglob("*")]:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        assert mode == (0o700 if path.is_dir() else 0o600), (path, oct(mode))
+
+
+def joined_zip_layouts(inbox: Path) -> dict[str, Path]:
+    """Zips that read differently from the front and from the end."""
+    files = bundle_files()
+    plain = write_zip(inbox / "plain.zip", files).read_bytes()
+    decoy = write_zip(inbox / "decoy.zip", {"manifest.json": b"{}"}).read_bytes()
+    layouts = {"two_zips_joined": decoy + plain, "data_after_the_end": plain + b"hidden"}
+
+    # A submission hidden inside another member's stored bytes: entry B's header lies inside entry A.
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("runs/g/c_1/submission/submission.csv", b"id,label\n1,1\n")
+    inner_bytes = inner.getvalue()
+    outer = io.BytesIO()
+    with zipfile.ZipFile(outer, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("manifest.json", b"{}")
+        z.writestr("runs/g/c_1/logs/blob.bin", inner_bytes)
+    data = bytearray(outer.getvalue())
+    blob_at = data.index(inner_bytes)
+    end_at = data.rindex(b"PK\x05\x06")
+    directory_at = struct.unpack_from("<I", data, end_at + 16)[0]
+    hidden = zipfile.ZipFile(io.BytesIO(inner_bytes)).infolist()[0]
+    # Copy the hidden entry's directory record, pointed at its header inside blob.bin.
+    inner_directory_at = inner_bytes.index(b"PK\x01\x02")
+    record = bytearray(inner_bytes[inner_directory_at:inner_bytes.index(b"PK\x05\x06")])
+    struct.pack_into("<I", record, 42, blob_at + hidden.header_offset)
+    directory = bytes(data[directory_at:end_at]) + bytes(record)
+    end = bytearray(data[end_at:])
+    struct.pack_into("<HHI", end, 8, 3, 3, len(directory))
+    layouts["overlapping_entries"] = bytes(data[:directory_at]) + directory + bytes(end)
+
+    # An end record that declares fewer entries than the directory holds.
+    low = bytearray(plain)
+    at = low.rindex(b"PK\x05\x06")
+    struct.pack_into("<HH", low, at + 8, 1, 1)
+    layouts["entry_count_too_low"] = bytes(low)
+    paths = {}
+    for name, content in layouts.items():
+        paths[name] = inbox / f"{name}.zip"
+        paths[name].write_bytes(content)
+    return paths
+
+
+@pytest.mark.parametrize(
+    "layout, words",
+    [
+        ("two_zips_joined", "bytes in front of the first entry"),
+        ("data_after_the_end", "data after its end record"),
+        ("overlapping_entries", "overlaps the entry before it"),
+        ("entry_count_too_low", "end record says it holds 1 entries but its directory lists"),
+    ],
+)
+def test_it_refuses_an_ambiguous_zip(inbox, target, layout, words):
+    error = refusal(joined_zip_layouts(inbox)[layout], target)
+    assert error.code == "corrupt_archive" and words in error.message
+
+
+def test_it_refuses_a_zip64_locator_pointing_far_outside_the_file(inbox, target):
+    data = bytearray(write_zip(inbox / "b.zip", bundle_files()).read_bytes())
+    at = data.rindex(b"PK\x05\x06")
+    struct.pack_into("<HHII", data, at + 8, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF)
+    locator = b"PK\x06\x07" + struct.pack("<IQI", 0, 2**62, 1)
+    archive = inbox / "z64.zip"
+    archive.write_bytes(bytes(data[:at]) + locator + bytes(data[at:]))
+    error = refusal(archive, target)
+    assert error.code == "corrupt_archive" and "zip64 locator points at byte 4611686018427387904" in error.message
+
+
+def test_a_zip_written_with_data_descriptors_is_accepted(inbox, target):
+    class Unseekable(io.RawIOBase):
+        def __init__(self, sink):
+            self.sink = sink
+
+        def writable(self):
+            return True
+
+        def write(self, data):
+            return self.sink.write(data)
+
+    sink = io.BytesIO()
+    with zipfile.ZipFile(Unseekable(sink), "w", zipfile.ZIP_DEFLATED) as z:
+        for name, content in bundle_files().items():
+            z.writestr(name, content)
+    (inbox / "streamed.zip").write_bytes(sink.getvalue())
+    assert zipfile.ZipFile(inbox / "streamed.zip").infolist()[0].flag_bits & 0x8
+    result = extract_archive(archive=inbox / "streamed.zip", target=target)
+    assert result.files == len(bundle_files())
 
 
 @pytest.mark.parametrize("writer", [write_tar_gz, write_zip])

@@ -133,8 +133,24 @@ def test_it_refuses_a_metadata_json_with_a_bad_seed(tmp_path):
     error = refusal(tmp_path, bundle_files(**{f"runs/{GROUP}/metadata.json": json.dumps(metadata).encode()}))
     assert error.code == "metadata_invalid"
     assert error.message == (
-        f"runs/{GROUP}/metadata.json: 'runs.spaceship-titanic_{UUID_A}.seed' must be an integer >= 0; got '0'"
+        f"runs/{GROUP}/metadata.json: 'runs.spaceship-titanic_{UUID_A}.seed' must be a whole number from 0 to 999; got '0'"
     )
+
+
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        (b'{"runs": {"r": {"seed": 1000000000000000000000000000000}}}', "'runs.r.seed' is an integer of 31 digits"),
+        (b'{"runs": {"r": {"seed": 1000}}}', "'runs.r.seed' must be a whole number from 0 to 999; got 1000"),
+        (b'{"a": ' + b"[" * 50_000 + b"]" * 50_000 + b"}", "'a[0][0]"),
+        (b'{"created_at": 1e400}', "'created_at' is a number too large to store"),
+        (b'{"runs": ', "is not valid JSON"),
+    ],
+)
+def test_it_refuses_a_hostile_metadata_json_naming_the_file_and_the_key(tmp_path, body, words):
+    error = refusal(tmp_path, bundle_files(**{f"runs/{GROUP}/metadata.json": body}))
+    assert error.code == "metadata_invalid"
+    assert error.message.startswith(f"runs/{GROUP}/metadata.json") and words in error.message
 
 
 def test_it_lists_ignored_files(tmp_path):

@@ -70,15 +70,15 @@ def test_it_keeps_unknown_keys():
         ),
         ({"agent": "AIDE"}, "manifest.json: 'agent' must be an object; got 'AIDE'"),
         ({"schema": "bundle-v2"}, "manifest.json: 'schema' must be 'bundle-v1'; got 'bundle-v2'"),
-        ({"seeds": "3"}, "manifest.json: 'seeds' must be a positive integer; got '3'"),
-        ({"seeds": 0}, "manifest.json: 'seeds' must be a positive integer; got 0"),
-        ({"seeds": True}, "manifest.json: 'seeds' must be a positive integer; got true"),
+        ({"seeds": "3"}, "manifest.json: 'seeds' must be a whole number from 1 to 100; got '3'"),
+        ({"seeds": 0}, "manifest.json: 'seeds' must be a whole number from 1 to 100; got 0"),
+        ({"seeds": True}, "manifest.json: 'seeds' must be a whole number from 1 to 100; got true"),
         ({"llms": "o1"}, "manifest.json: 'llms' must be a list of strings; got 'o1'"),
-        ({"runtime_hours": -1}, "manifest.json: 'runtime_hours' must be a number >= 0; got -1"),
+        ({"runtime_hours": -1}, "manifest.json: 'runtime_hours' must be a number from 0 to 1000; got -1"),
         ({"internet_access": "yes"}, "manifest.json: 'internet_access' must be true or false; got 'yes'"),
         (
             {"hardware": {"gpus": [{"model": "A10", "count": 0}]}},
-            "manifest.json: 'hardware.gpus[0].count' must be a positive integer; got 0",
+            "manifest.json: 'hardware.gpus[0].count' must be a whole number from 1 to 10000; got 0",
         ),
         (
             {"hardware": {"gpus": [{"count": 1}]}},
@@ -88,7 +88,28 @@ def test_it_keeps_unknown_keys():
             {"disclosures": {"test_set_feedback": "no"}},
             "manifest.json: 'disclosures.test_set_feedback' must be true or false; got 'no'",
         ),
-        ({"run_seeds": {"g/c_1": -1}}, "manifest.json: 'run_seeds.g/c_1' must be an integer >= 0; got -1"),
+        ({"run_seeds": {"g/c_1": -1}}, "manifest.json: 'run_seeds.g/c_1' must be a whole number from 0 to 999; got -1"),
+        # Values a hostile user sends: each must be a 400 naming the key, never stored.
+        (
+            {"agent": {"name": "A", "source_url": "javascript:alert(1)"}},
+            "manifest.json: 'agent.source_url' must be an http:// or https:// address, e.g. "
+            "https://github.com/you/agent; got 'javascript:alert(1)'",
+        ),
+        (
+            {"agent": {"name": "A", "source_url": "https:///no-host"}},
+            "manifest.json: 'agent.source_url' must be an http:// or https:// address, e.g. "
+            "https://github.com/you/agent; got 'https:///no-host'",
+        ),
+        ({"runtime_hours": 1e308}, "manifest.json: 'runtime_hours' must be a number from 0 to 1000; got 1e+308"),
+        ({"seeds": 10**17}, "manifest.json: 'seeds' must be a whole number from 1 to 100; got 100000000000000000"),
+        (
+            {"hardware": {"vcpus": 10**9}},
+            "manifest.json: 'hardware.vcpus' must be a whole number from 1 to 100000; got 1000000000",
+        ),
+        (
+            {"agent": {"name": "A" * 201}},
+            "manifest.json: 'agent.name' must be at most 200 characters; it has 201",
+        ),
     ],
 )
 def test_it_refuses_a_wrong_manifest_key(change, message):
@@ -131,7 +152,12 @@ def test_it_refuses_a_missing_manifest(tmp_path):
         ),
         (b"\xff\xfe{}", "not UTF-8"),
         (b'["bundle-v1"]', "must hold a JSON object, got a list"),
-        (b'{"seeds": NaN}', "not valid JSON: NaN is not a JSON number"),
+        (b'{"seeds": NaN}', "manifest.json: 'seeds' is NaN, which is not a JSON number"),
+        (b'{"seeds": ' + b"7" * 4000 + b"}", "manifest.json: 'seeds' is an integer of 4000 digits"),
+        (b'{"seeds": ' + b"7" * 5000 + b"}", "manifest.json: 'seeds' is an integer of 5000 digits"),
+        (b'{"runtime_hours": 1e400}', "manifest.json: 'runtime_hours' is a number too large to store"),
+        (b'{"notes": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "'notes[0][0][0]"),
+        (b'{"x": {"y": ' + b'{"z": ' * 40 + b"1" + b"}" * 42, "more than 32 levels deep"),
     ],
 )
 def test_it_refuses_a_manifest_that_is_not_a_json_object(data, words):
