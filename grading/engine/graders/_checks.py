@@ -276,6 +276,8 @@ def numeric_values(series: pd.Series, column: str, ids: RowIds | None = None) ->
     """
     if _is_numeric_dtype(series):
         return _to_float(series)
+    if len(series) == 0:  # a file with only the header reads every column as text, yet holds no text
+        return np.zeros(0, dtype=np.float64)
     values = _object_values(series)
     _raise_non_numeric(series, column, ids, _non_numeric_positions(values))
     raise AssertionError("unreachable")

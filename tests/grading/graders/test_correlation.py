@@ -332,11 +332,24 @@ def test_patent_scores_pearson_correlation_by_id():
     )
 
 
-def test_patent_gives_nan_for_constant_or_empty_predictions():
+def test_patent_gives_nan_for_constant_predictions():
     answers, constant = _patent([0.5] * 5)
     assert math.isnan(grade(PATENT, constant, answers))
-    _, gap = _patent([0.4, None, 0.3, 0.3, 0.1])
-    assert math.isnan(grade(PATENT, gap, answers))
+
+
+def test_patent_refuses_empty_cells_and_infinities_as_scipy_1_13_does():
+    # SciPy 1.13's pearsonr takes scipy.linalg.norm of the centred values, which raises ValueError on NaN
+    # or an infinity; SciPy 1.18 returns NaN instead, so the installed one cannot be the reference here.
+    answers, gap = _patent([0.4, None, 0.3, None, 0.1])
+    check = _unchanged(gap)
+    reject(PATENT, gap, answers, "'score'", "2 missing values", "row 2 (id '7b9652b17b68b7a4')", "row 4")
+    _, text_nan = _patent(["0.4", "nan", "0.3", "0.3", "0.1"])
+    reject(PATENT, text_nan, answers, "1 missing value", "row 2")
+    _, infinite = _patent([0.4, 0.9, float("inf"), 0.3, 0.1])
+    reject(PATENT, infinite, answers, "1 infinite value", "row 3 (id '36d72442aefd8232') has inf")
+    _, huge = _patent([0.4, 1e308, 1e308, 0.3, 0.1])  # finite, but their mean overflows
+    reject(PATENT, huge, answers, "too large to average", "row 2")
+    check()
 
 
 def test_patent_rejects_wrong_ids_and_text_scores():

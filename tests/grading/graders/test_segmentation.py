@@ -2,7 +2,8 @@
 (Dice + 3-D Hausdorff) and Vesuvius (pixel F0.5).
 
 Expected scores come from a plain-Python decoder and metric loops written here, from scikit-learn's
-``fbeta_score`` and from scipy's ``directed_hausdorff``, never from the graders' own helpers.
+``fbeta_score``, scipy's ``directed_hausdorff`` and numpy's ``histogram2d`` (TGS), never from the graders'
+own helpers.
 """
 
 from __future__ import annotations
@@ -284,13 +285,26 @@ def test_hubmap_refuses_bad_ids_numbers_and_bad_runs():
 # TGS salt: IoU sweep
 
 
+TGS_PIXELS = 101 * 101
+THRESHOLDS = [0.5 + 0.05 * k for k in range(10)]  # 0.5 + 0.05 * 2 = 0.6000000000000001, like numpy
+
+
+def histogram_iou(truth: np.ndarray, predicted: np.ndarray) -> float:
+    """The salt IoU as the public TGS kernels compute it: numpy's histogram2d with two bins per mask over
+    the values present, the background row and column dropped."""
+    t, p = truth.astype(np.uint8).ravel(), predicted.astype(np.uint8).ravel()
+    intersection = np.histogram2d(t, p, bins=(2, 2))[0]
+    area_true = np.histogram(t, bins=2)[0][:, None]
+    area_predicted = np.histogram(p, bins=2)[0][None, :]
+    union = area_true + area_predicted - intersection
+    return float(intersection[1, 1] / union[1, 1])
+
+
 def iou_sweep_reference(predicted: np.ndarray, truth: np.ndarray) -> float:
-    union = int((predicted | truth).sum())
-    if union == 0:
-        return 1.0
-    iou = int((predicted & truth).sum()) / union
-    thresholds = [0.5 + 0.05 * k for k in range(10)]  # 0.5 + 0.05 * 2 = 0.6000000000000001, like numpy
-    return sum(1.0 if iou > t else 0.0 for t in thresholds) / len(thresholds)
+    if not truth.any():  # an image without salt: 1 for an empty prediction, else 0
+        return 0.0 if predicted.any() else 1.0
+    iou = histogram_iou(truth, predicted)
+    return sum(1.0 if iou > t else 0.0 for t in THRESHOLDS) / len(THRESHOLDS)
 
 
 def tgs_frames(truth: list[np.ndarray], predicted: list[np.ndarray]):
@@ -314,6 +328,56 @@ def test_tgs_scores_each_image_by_the_thresholds_its_iou_exceeds():
     assert_same(before, submission, answers)
 
 
+def test_tgs_matches_the_kernels_histogram_on_empty_and_full_masks():
+    rng = np.random.default_rng(12)
+    empty, full = np.zeros((101, 101), dtype=bool), np.ones((101, 101), dtype=bool)
+    truth, predicted = [], []
+    for k in range(60):
+        mask = np.zeros((101, 101), dtype=bool)
+        mask[: int(rng.integers(1, 101)), : int(rng.integers(1, 101))] = True  # 0% to 100% salt
+        truth.append([mask, full, empty][k % 3])
+        predicted.append([empty, full, mask, np.roll(mask, 3, axis=1)][k % 4])
+    submission, answers = tgs_frames(truth, predicted)
+    expected = np.mean([iou_sweep_reference(p, t) for p, t in zip(predicted, truth)])
+    assert expected > 0.2  # the empty predictions of images with salt do earn something
+    assert grade(TGS, submission, answers) == pytest.approx(expected, abs=1e-12)
+
+
+# Masks of 101 x 101 = 10201 pixels. numpy.histogram(bins=2) splits [min, max] of the values present in
+# two; a constant mask has the range [v - 0.5, v + 0.5], and the last bin is closed:
+#   mixed 0/1 mask: edges [0, 0.5, 1]      -> 0 in bin 0 (background), 1 in bin 1 (salt)
+#   empty (all 0):  edges [-0.5, 0, 0.5]   -> 0 in bin 1: every pixel counts as salt
+#   full (all 1):   edges [0.5, 1, 1.5]    -> 1 in bin 1: every pixel is salt, as it should be
+# IoU = histogram2d[1, 1] / (area_true[1] + area_predicted[1] - histogram2d[1, 1]); the image scores the
+# share of thresholds 0.5, 0.55, ..., 0.95 that the IoU strictly exceeds.
+@pytest.mark.parametrize(
+    ("truth", "predicted", "iou", "expected"),
+    [
+        # salt 6000 px, nothing predicted: [[0, 4201], [0, 6000]], areas [4201, 6000] and [0, 10201]
+        ("1 6000", None, 6000 / TGS_PIXELS, 0.2),  # IoU 0.588 passes 0.50 and 0.55
+        # all salt, nothing predicted: [[0, 0], [0, 10201]], areas [0, 10201] and [0, 10201]
+        ("1 10201", None, 1.0, 1.0),
+        # salt 5000 px, nothing predicted: IoU 0.490 passes no threshold
+        ("1 5000", None, 5000 / TGS_PIXELS, 0.0),
+        # salt 6000 px, all predicted: [[0, 4201], [0, 6000]], areas [4201, 6000] and [0, 10201]
+        ("1 6000", "1 10201", 6000 / TGS_PIXELS, 0.2),
+        # all salt, 9000 px predicted: [[0, 0], [1201, 9000]], areas [0, 10201] and [1201, 9000]
+        ("1 10201", "1 9000", 9000 / TGS_PIXELS, 0.8),  # IoU 0.882 passes 0.50 to 0.85
+        # no salt: the histogram would give IoU 6000 / 10201 and 1, but such an image scores 0
+        (None, "1 6000", 6000 / TGS_PIXELS, 0.0),
+        (None, "1 10201", 1.0, 0.0),
+        (None, None, 1.0, 1.0),
+    ],
+)
+def test_tgs_bins_empty_and_full_masks_as_numpys_histogram_does(truth, predicted, iou, expected):
+    true_mask, predicted_mask = decode(truth, 101, 101), decode(predicted, 101, 101)
+    assert histogram_iou(true_mask, predicted_mask) == pytest.approx(iou)
+    assert iou_sweep_reference(predicted_mask, true_mask) == expected
+    answers = roundtrip(pd.DataFrame({"id": ["0a1742c740", "b"], "rle_mask": [truth, "1 1"]}))
+    submission = roundtrip(pd.DataFrame({"id": ["0a1742c740", "b"], "rle_mask": [predicted, "1 1"]}))
+    assert grade(TGS, submission, answers) == pytest.approx((expected + 1) / 2)
+
+
 @pytest.mark.parametrize(
     ("truth", "predicted", "expected"),
     [
@@ -323,7 +387,7 @@ def test_tgs_scores_each_image_by_the_thresholds_its_iou_exceeds():
         ("1 2", "1 1", 0.0),  # IoU 0.5 is not above 0.5
         (None, None, 1.0),  # both empty
         (None, "7 3", 0.0),  # salt predicted where there is none
-        ("7 3", None, 0.0),  # salt missed
+        ("7 3", None, 0.0),  # salt missed: the empty prediction's IoU is 3 / 10201
     ],
 )
 def test_tgs_hand_worked_thresholds(truth, predicted, expected):
@@ -480,6 +544,15 @@ def test_uw_refuses_missing_columns_bad_runs_and_another_row_count():
         answers,
         "row 2 (id 'case1_day0_slice_0001')",
     )
+
+
+def test_uw_scores_a_file_with_only_the_header_nan():
+    # the reference's Dice is nanmean over the submitted rows: over none it is NaN, a valid score
+    answers = uw_frames({"case1_day0": [[np.ones((4, 4), dtype=bool)] * 3]})
+    header_only = csv_frame("id,class,predicted\n")
+    assert len(header_only) == 0
+    assert math.isnan(grade(UW, header_only, answers))
+    reject(UW, csv_frame("id,predicted\n"), answers, "missing class")
 
 
 # ---------------------------------------------------------------------------------------------------

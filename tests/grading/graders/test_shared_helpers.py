@@ -144,6 +144,11 @@ def test_numeric_values_names_the_offending_cells():
     assert "2 non-numeric values" in str(caught.value) and "'abc' in row 2" in str(caught.value)
 
 
+def test_numeric_values_of_a_column_without_rows_are_empty():
+    # read_csv gives a file with only the header text columns; with no cell there is no text to refuse
+    assert numeric_values(pd.Series([], dtype="str"), "p").tolist() == []
+
+
 def test_float_values_like_sklearn_reads_text_with_python_float():
     assert float_values_like_sklearn(pd.Series([" 2 ", "1_000", "inf"], dtype="str"), "v").tolist() == [
         2.0,

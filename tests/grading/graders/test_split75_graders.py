@@ -104,3 +104,15 @@ def test_graders_raise_only_invalid_submission_on_garbage(competition):
 def test_graders_refuse_something_that_is_not_a_table(competition):
     with pytest.raises(InvalidSubmission, match="could not be read as a table"):
         grade(competition, None, answers_of(competition))
+
+
+@pytest.mark.parametrize("competition", SPLIT75)
+def test_a_file_with_only_the_header_is_refused_plainly_except_where_mlebench_scores_it(competition):
+    sample = generate_answers(competition_id=competition, size="small", seed=0).sample_submission
+    header_only = roundtrip(sample.iloc[:0])  # as read_csv reads it: every column is text
+    if competition == "uw-madison-gi-tract-image-segmentation":  # nanmean over no rows: NaN, valid
+        assert np.isnan(grade(competition, header_only, answers_of(competition)))
+        return
+    with pytest.raises(InvalidSubmission) as caught:
+        grade(competition, header_only, answers_of(competition))
+    assert "could not be scored" not in str(caught.value)

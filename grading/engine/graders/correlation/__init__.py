@@ -11,11 +11,14 @@ pooled: ``1 - 4 * sum(inversions) / sum(n * (n - 1))`` over all notebooks, not a
 targets, the row count must equal the answers'; the ids are *not* compared: both frames are sorted by id
 and paired row by row. Each target's Spearman correlation is scipy's ``spearmanr``: a constant column
 (in the submission or the answers) or an empty cell gives NaN for that column, and the mean is then NaN,
-which MLE-bench counts as a valid score that earns nothing.
+which MLE-bench counts as a valid score that earns nothing. Unlike ``pearsonr``, SciPy 1.13's ``spearmanr``
+already returned NaN for NaN input (its default ``nan_policy='propagate'``) and ranked infinities as the
+largest or smallest values, as SciPy does now, so nothing here depends on the SciPy version.
 
 ``pearson`` (us-patent-phrase-to-phrase-matching): scipy's ``pearsonr`` after matching rows by id (the
-row count must equal the answers' and the sorted ids must be equal). Constant predictions or an empty
-cell give NaN, a valid score that earns nothing.
+row count must equal the answers' and the sorted ids must be equal), as SciPy 1.13 ran it for the
+reference: constant predictions give NaN, a valid score that earns nothing, but an empty cell (NaN) or an
+infinity makes the file invalid, where later SciPy returns NaN (see :func:`grade_pearson`).
 
 ``matthews_corrcoef`` (nfl-player-contact-detection): scikit-learn 1.5's ``matthews_corrcoef`` written out
 over the confusion matrix, after matching rows by id. Predictions are class labels as scikit-learn reads
@@ -24,6 +27,7 @@ them: ``1.0`` counts as ``1``, a probability such as ``0.7`` or an empty cell ma
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 
@@ -33,13 +37,17 @@ from scipy import stats
 
 from grading.engine.graders._checks import (
     AnswersProblem,
+    InvalidSubmission,
     describe_columns,
     grader_function,
     numeric_values,
     require_answers_columns,
     require_columns,
     require_exact_columns,
+    require_finite,
     require_row_count,
+    row_label,
+    show,
     submission_ids,
 )
 from grading.engine.graders._labels import combined_type, label_values, labels_of, require_same_kind
@@ -99,7 +107,14 @@ def grade_spearman(
 def grade_pearson(
     submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, target_column: str
 ) -> float:
-    """scipy's Pearson correlation between ``target_column`` and the answers, rows matched on id."""
+    """scipy's Pearson correlation between ``target_column`` and the answers, rows matched on id.
+
+    SciPy 1.13's ``pearsonr`` first returns NaN when either side is constant (every value equal to the
+    first; NaN equals nothing, so a column holding NaN is never constant), then centres both sides and
+    takes their norms with ``scipy.linalg.norm``, which raises ValueError on NaN or an infinity. So the
+    reference refuses predictions holding NaN or infinities, or numbers so large that their mean
+    overflows, where later SciPy (1.18, for one) returns NaN.
+    """
     require_answers_columns(answers, [id_column, target_column])
     require_columns(submission, [id_column, target_column])
     require_row_count(submission, len(answers))
@@ -107,9 +122,28 @@ def grade_pearson(
     predicted = numeric_values(submission[target_column], target_column, ids)
     pairing = pair_by_sorted_ids(submission, answers, id_column)
     truth = Pairing.take(_answers_float(answers, target_column), pairing.ans_rows)
+    paired = Pairing.take(predicted, pairing.sub_rows)
+    if (truth == truth[0]).all() or (paired == paired[0]).all():
+        return math.nan  # scipy warns that the correlation is undefined and returns NaN
+    _require_centrable(predicted, target_column, ids)
+    if not np.isfinite(truth).all():
+        raise AnswersProblem(f"the answers' column {show(target_column)} holds NaN or infinities")
     with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")  # constant input: scipy warns and returns NaN
-        return float(stats.pearsonr(truth, Pairing.take(predicted, pairing.sub_rows)).statistic)
+        warnings.simplefilter("ignore")  # a nearly constant input: scipy warns and goes on
+        return float(stats.pearsonr(truth, paired).statistic)
+
+
+def _require_centrable(values: np.ndarray, column: str, ids) -> None:
+    """What SciPy 1.13's ``linalg.norm(x - x.mean())`` accepts: finite values with a finite mean."""
+    require_finite(values, column, ids)
+    with np.errstate(over="ignore", invalid="ignore"):
+        overflows = not np.isfinite(values - values.mean()).all()
+    if overflows:
+        largest = int(np.argmax(np.abs(values)))
+        raise InvalidSubmission(
+            f"column {show(column)} holds numbers too large to average (their mean overflows), e.g. "
+            f"{show(values[largest])} in {row_label(largest, ids)}; write scores on the answers' scale"
+        )
 
 
 def matthews_corrcoef(y_true: np.ndarray, y_pred: np.ndarray) -> float:

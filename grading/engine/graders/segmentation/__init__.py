@@ -6,8 +6,10 @@
 - ``rle_mean_dice`` (hubmap-kidney-segmentation): the mean over images of each image's Dice, 1 when both
   masks of an image are empty; an empty cell is an empty mask.
 - ``rle_iou_sweep`` (tgs-salt-identification-challenge): per image the whole mask is one object, so at
-  each IoU threshold 0.50, 0.55, ..., 0.95 the image scores 1 if IoU > threshold, else 0 (both masks
-  empty: 1; one empty: 0); the mean over thresholds, then over images.
+  each IoU threshold 0.50, 0.55, ..., 0.95 the image scores 1 if IoU > threshold, else 0; the mean over
+  thresholds, then over images. An image without salt scores 1 for an empty prediction, else 0. An
+  empty prediction of an image with salt counts as the whole image, as the reference's histogram bins it
+  (see :func:`grade_iou_sweep`).
 - ``rle_dice_hausdorff`` (uw-madison-gi-tract-image-segmentation): 0.4 x Dice + 0.6 x (1 - Hausdorff), see
   :func:`grade_dice_hausdorff`.
 - ``rle_fbeta`` (vesuvius-challenge-ink-detection): scikit-learn's binary ``fbeta_score`` over the pixels
@@ -189,6 +191,16 @@ def grade_iou_sweep(
 ) -> float:
     """Mean over images of the share of IoU thresholds (0.50 to 0.95 by 0.05) that IoU strictly exceeds.
 
+    The IoU is the one the reference gets from the public kernels' ``numpy.histogram2d(truth, predicted,
+    bins=(2, 2))``: each mask's 0/1 pixels are split into two bins over the range of the values present,
+    and the upper bin is the salt. A mask holding both values has edges 0, 0.5, 1, so the bins are its
+    background and its salt. A constant mask has numpy's range v - 0.5 to v + 0.5: a full mask (edges
+    0.5, 1, 1.5) still puts its pixels in the upper bin, and so does an empty one (edges -0.5, 0, 0.5: 0
+    lies in the upper bin [0, 0.5]). An empty prediction is therefore a prediction of the whole image:
+    its IoU is the salt's share of the image, not 0. An image without salt is not binned: it scores 1
+    for an empty prediction and 0 for any other (competitions.json's "empty truth with non-empty
+    prediction => 0").
+
     As in the reference, the columns must be exactly ``id_column`` and ``rle_column``, and every cell must
     be text once empty cells are read as '' (a number anywhere makes the file invalid).
     """
@@ -203,11 +215,16 @@ def grade_iou_sweep(
     submitted = parse_column(submission[rle_column], column=rle_column, ids=ids)
     truth = _answer_masks(answers, rle_column, sizes)
     submitted, truth, sizes = _paired(submitted, truth, sizes, pairing)
+    true_area, predicted_area = truth.areas(), submitted.areas()
     shared = intersections(submitted, truth, sizes)
-    union = submitted.areas() + truth.areas() - shared
+    binned_as_whole_image = predicted_area == 0  # the empty prediction's pixels land in the salt bin
+    shared = np.where(binned_as_whole_image, true_area, shared)
+    union = true_area + np.where(binned_as_whole_image, sizes, predicted_area) - shared
     with np.errstate(invalid="ignore", divide="ignore"):
         iou = shared / union
-    per_image = np.where(union == 0, 1.0, (iou[:, None] > IOU_THRESHOLDS[None, :]).mean(axis=1))
+    swept = (iou[:, None] > IOU_THRESHOLDS[None, :]).mean(axis=1)
+    without_salt = np.where(predicted_area == 0, 1.0, 0.0)
+    per_image = np.where(true_area == 0, without_salt, swept)
     return float(np.mean(per_image))
 
 
@@ -255,9 +272,14 @@ def grade_dice_hausdorff(
     slices stacked in sorted id order; see :func:`normalised_hausdorff`. Case-days where both volumes are
     empty are left out of the mean. The submission's ids and classes are not read (as in the reference):
     row k is scored against answers row k.
+
+    A file with the header and no rows scores NaN, a valid score that earns nothing: the reference's
+    Dice is ``nanmean`` over no rows. Any other row count than the answers' is refused.
     """
     require_answers_columns(answers, [id_column, rle_column, height_column, width_column])
     require_columns(submission, [id_column, class_column, rle_column])
+    if len(submission) == 0:
+        return math.nan
     require_row_count(submission, len(answers))
     heights, widths = _side(answers, height_column), _side(answers, width_column)
     sizes = heights * widths
