@@ -5,6 +5,7 @@ so that secrets can come from mounted files instead of the process environment.
 """
 
 import os
+import re
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -67,6 +68,31 @@ def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
     if value not in choices:
         raise ImproperlyConfigured(f"{name}={value!r} is not one of: {', '.join(choices)}")
     return value
+
+
+_RATE = re.compile(r"^(\d+)/(\d*)(s|sec|second|m|min|minute|h|hour|d|day)$")
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_rate(text: str) -> tuple[int, int]:
+    """'120/m', '5/15m', '30/hour' -> (requests, window in seconds); ValueError for anything else."""
+    match = _RATE.match(text.strip().lower())
+    if not match or int(match.group(1)) < 1 or match.group(2) == "0":
+        raise ValueError(text)
+    return int(match.group(1)), int(match.group(2) or 1) * _UNIT_SECONDS[match.group(3)[0]]
+
+
+def env_rate(name: str, default: str) -> str:
+    """A rate such as '120/m' (requests per window: s, m, h or d, optionally with a count, as in '5/15m')."""
+    value = env_str(name, default)
+    assert value is not None
+    try:
+        parse_rate(value)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"{name}={value!r} is not a rate; use REQUESTS/WINDOW such as 120/m, 5/15m, 30/h or 1000/d"
+        ) from None
+    return value.strip().lower()
 
 
 def database_from_url(name: str, url: str, *, conn_max_age: int = 60) -> dict:

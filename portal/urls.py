@@ -25,5 +25,8 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api_schema"), name="api_docs"),
 ]
 
+handler400 = "portal.views.bad_request"
+handler403 = "portal.views.permission_denied"
 handler404 = "portal.views.page_not_found"
+handler429 = "portal.views.too_many_requests"  # read by allauth's rate limits
 handler500 = "portal.views.server_error"

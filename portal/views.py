@@ -1,8 +1,9 @@
-"""Project-wide pages: health, home, and the error pages that speak JSON under /api/."""
+"""Project-wide pages: health, home, and the error pages (JSON under /api/), with DEBUG on or off."""
 
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import Resolver404
 
 from portal.api.exception_handler import json_error_response
@@ -45,6 +46,27 @@ def home(request: HttpRequest) -> HttpResponse:
 
 def _wants_json(request: HttpRequest) -> bool:
     return request.path.startswith("/api/")
+
+
+def bad_request(request: HttpRequest, exception=None) -> HttpResponse:
+    message = "The server could not accept this request (a malformed request, or one for another host name)."
+    if _wants_json(request):
+        return json_error_response(400, "bad_request", message)
+    # Without the request: one refused by a middleware (a wrong Host header) lacks what the base layout reads.
+    return HttpResponse(render_to_string("errors/400.html", {"message": message}), status=400)
+
+
+def permission_denied(request: HttpRequest, exception=None) -> HttpResponse:
+    # Our PermissionDenied messages are written for the person refused ("Only maintainers can re-grade.").
+    message = str(exception) if exception and str(exception) else "Your account may not open this page."
+    if _wants_json(request):
+        return json_error_response(403, "permission_denied", message)
+    return render(request, "errors/403.html", {"message": message}, status=403)
+
+
+def too_many_requests(request: HttpRequest) -> HttpResponse:
+    """allauth's answer when a login, signup or password reset comes too often from one address."""
+    return render(request, "errors/429.html", status=429)
 
 
 def page_not_found(request: HttpRequest, exception=None) -> HttpResponse:

@@ -19,6 +19,7 @@ import pandas as pd
 from django.conf import settings
 
 from grading.engine import csvio
+from portal.private_files import private_folder
 
 logger = logging.getLogger(__name__)
 
@@ -35,8 +36,8 @@ def answers_cache_store(*, sha256: str, answers: Any) -> None:
     """Write the parsed answers for sha256 (atomically: a reader sees the old entry, none, or the new one)."""
     if not sha256:
         return
-    folder = _folder()
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = private_folder(_folder())
+    # mkstemp makes the file 0600, and os.replace keeps that mode: only the portal's user reads the answers.
     handle, partial = tempfile.mkstemp(dir=folder, prefix=".partial-")
     try:
         with os.fdopen(handle, "wb") as out:

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from grading.models import Submission
 from portal.accounts.models import Team
+from portal.private_files import private_folder, private_opener
 
 logger = logging.getLogger(__name__)
 S = Submission.Status
@@ -85,10 +86,13 @@ def submission_bundle_root(submission: Submission) -> Path:
     from grading.bundles.archive import extract_archive
 
     scratch = submission_folder(submission).with_name(f"{submission.pk}.{uuid.uuid4().hex}")
-    scratch.mkdir(parents=True)
+    private_folder(scratch)
     try:
         archive = scratch / "bundle.archive"
-        with storages["private"].open(archive_name(submission), "rb") as source, archive.open("wb") as target:
+        with (
+            storages["private"].open(archive_name(submission), "rb") as source,
+            open(archive, "wb", opener=private_opener) as target,
+        ):
             shutil.copyfileobj(source, target, 1 << 20)
         extract_archive(archive=archive, target=scratch / "bundle")
         try:

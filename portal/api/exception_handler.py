@@ -1,5 +1,7 @@
 """One JSON error shape for the whole API: {"error": {"code", "message", "details"}}."""
 
+import math
+
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, JsonResponse
@@ -44,8 +46,11 @@ def api_exception_handler(exc, context):
         code = getattr(exc, "error_code", None) or (codes if isinstance(codes, str) else "error")
         details = getattr(exc, "details", {})
         message = _first_message(exc.detail)
-        if isinstance(exc, exceptions.Throttled) and exc.wait:
-            details = {"retry_after_seconds": int(exc.wait)}
+        if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
+            # Rounded up, so that a client waiting this long is not refused again.
+            wait = max(1, math.ceil(exc.wait))
+            details = {"retry_after_seconds": wait}
+            response["Retry-After"] = str(wait)
     response.data = error_body(code, message, details)
     return response
 

@@ -9,6 +9,7 @@ from django.db import transaction
 from portal.accounts import services
 from portal.accounts.models import Membership, Team
 from portal.env import env_str
+from portal.private_files import private_folder
 
 DEMO_EMAIL = "demo@example.org"
 DEMO_TEAM = "Demo team"
@@ -45,7 +46,7 @@ class Command(BaseCommand):
         call_command("load_competitions")
         if CompetitionPack.objects.exists():
             return
-        out = settings.DATA_DIR / "demo-packs"
+        out = private_folder(settings.DATA_DIR / "demo-packs")  # synthetic, but answers all the same
         size = env_str("PORTAL_DEMO_PACK_SIZE", "small")
         self.stdout.write(f"First start: writing synthetic Lite competition packs ({size}) to {out} ...")
         call_command("make_demo_pack", "--split", "low", "--out", str(out), "--size", size, "--teams", "100")

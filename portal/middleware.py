@@ -1,0 +1,51 @@
+"""The portal's own error pages, with DEBUG on as well (scripts/run's default).
+
+With DEBUG on, Django answers a 404 with a page that lists every URL pattern, and an error (or a suspicious
+request, such as one for another host name) with the traceback, the request and the settings, to whoever
+asked. Here visitors get the pages a production portal shows instead (JSON under /api/); the traceback still
+goes to the log, which Django writes either way.
+"""
+
+from django.conf import settings
+from django.http import Http404, HttpRequest, HttpResponse
+from django.views.debug import ExceptionReporter
+
+from portal import views
+
+
+class _DebugPageWithheld(ExceptionReporter):
+    """Takes the place of Django's DEBUG error page for one request, and marks it for the middleware."""
+
+    def __init__(self, request, *args, **kwargs):
+        super().__init__(request, *args, **kwargs)
+        if request is not None:
+            request.debug_page_withheld = True
+
+    def get_traceback_html(self) -> str:
+        return ""
+
+    def get_traceback_text(self) -> str:
+        return ""
+
+
+class PublicErrorPagesMiddleware:
+    """First in MIDDLEWARE, so that an error raised in any other middleware is covered too."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not settings.DEBUG:
+            return self.get_response(request)  # Django's handlers (portal/urls.py) apply by themselves
+        request.exception_reporter_class = _DebugPageWithheld
+        response = self.get_response(request)
+        if getattr(request, "debug_page_withheld", False):
+            return views.server_error(request) if response.status_code >= 500 else views.bad_request(request)
+        if response.status_code == 404 and request.resolver_match is None:
+            return views.page_not_found(request)  # no URL pattern matched (a view's 404 is handled below)
+        return response
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if settings.DEBUG and isinstance(exception, Http404):
+            return views.page_not_found(request, exception)
+        return None
