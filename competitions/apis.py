@@ -19,6 +19,7 @@ class ThresholdsSerializer(serializers.Serializer):
     is_lower_better = serializers.BooleanField()
     leaderboard_teams = serializers.SerializerMethodField()
     source = serializers.CharField(source="leaderboard_source")
+    from_official_report = serializers.BooleanField(source="thresholds_from_official_report")
 
     def get_leaderboard_teams(self, competition: Competition) -> int:
         return len(competition.leaderboard_scores)
@@ -35,6 +36,12 @@ class CompetitionSerializer(serializers.Serializer):
     metric_family = serializers.CharField()
     direction = serializers.SerializerMethodField()
     thresholds = serializers.SerializerMethodField()
+    leaderboard_source = serializers.SerializerMethodField(
+        help_text="The leaderboard in force: kaggle (shipped), pack (the pack's own leaderboard.csv), simulated "
+                  "(for the synthetic answers) or none (medals unknown)"
+    )
+    leaderboard = serializers.CharField(source="leaderboard_label", help_text="The same, in words")
+    medals_known = serializers.BooleanField(source="has_thresholds")
     grader = serializers.SerializerMethodField()
     gradable = serializers.SerializerMethodField()
     submission_columns = serializers.ListField(child=serializers.CharField())
@@ -49,12 +56,16 @@ class CompetitionSerializer(serializers.Serializer):
     def get_thresholds(self, competition: Competition) -> dict | None:
         return ThresholdsSerializer(competition).data if competition.has_thresholds else None
 
+    def get_leaderboard_source(self, competition: Competition) -> str:
+        return competition.leaderboard_source or "none"
+
     def get_grader(self, competition: Competition) -> str | None:
         pack = getattr(competition, "pack", None)
         return (pack.grader_name if pack and pack.grader_name else competition.grader_name) or None
 
     def get_gradable(self, competition: Competition) -> bool:
-        return hasattr(competition, "pack") and competition.has_thresholds and bool(self.get_grader(competition))
+        # Without a leaderboard a competition is graded all the same, with its medals unknown.
+        return hasattr(competition, "pack") and bool(self.get_grader(competition))
 
 
 class CompetitionListApi(APIView):

@@ -30,9 +30,12 @@ class Competition(models.Model):
         NONE = "", "Not in a tier"
 
     class LeaderboardSource(models.TextChoices):
-        KAGGLE = "kaggle", "Kaggle private leaderboard"
-        PACK = "pack", "Competition pack"
-        NONE = "", "None yet"
+        """Where the medal thresholds in force come from (competitions.services.leaderboard_in_force)."""
+
+        KAGGLE = "kaggle", "kaggle (shipped)"
+        PACK = "pack", "pack's own leaderboard.csv"
+        SIMULATED = "simulated", "simulated for the synthetic answers"
+        NONE = "", "none: medals unknown"
 
     benchmark = models.ForeignKey(Benchmark, on_delete=models.PROTECT, related_name="competitions")
     slug = models.CharField(max_length=100, help_text="The competition id, e.g. spooky-author-identification")
@@ -55,6 +58,17 @@ class Competition(models.Model):
     grader_name = models.CharField(max_length=60, blank=True, help_text="Registered grader; empty when none yet")
     grader_params = models.JSONField(default=dict, blank=True)
 
+    # The shipped data, kept as shipped so that a pack without a leaderboard of its own can fall back to it.
+    kaggle_leaderboard_scores = models.JSONField(
+        default=list, blank=True, help_text="The shipped Kaggle leaderboard's scores in file order, best first"
+    )
+    official_thresholds = models.JSONField(
+        null=True, blank=True,
+        help_text="Shipped thresholds of the official grader's reports ({gold, silver, bronze, median, "
+                  "is_lower_better}); they win over the thresholds computed from our Kaggle copy",
+    )
+
+    # The leaderboard in force, and the thresholds it gives.
     leaderboard_source = models.CharField(max_length=10, choices=LeaderboardSource.choices, blank=True)
     leaderboard_scores = models.JSONField(default=list, blank=True, help_text="Scores in rank order, best first")
     thresholds_from_official_report = models.BooleanField(
@@ -78,6 +92,13 @@ class Competition(models.Model):
     def has_thresholds(self) -> bool:
         return self.gold_threshold is not None
 
+    @property
+    def leaderboard_label(self) -> str:
+        """Which leaderboard is in force, in the words the import command and the competition page use."""
+        if self.leaderboard_source == self.LeaderboardSource.KAGGLE and self.thresholds_from_official_report:
+            return "official thresholds (with the shipped kaggle leaderboard)"
+        return self.get_leaderboard_source_display()
+
 
 class CompetitionPack(models.Model):
     """The files that make a competition gradable. Answers live in private storage, never served."""
@@ -91,6 +112,18 @@ class CompetitionPack(models.Model):
     grader_name = models.CharField(max_length=60, blank=True, help_text="Overrides the registry's grader when set")
     grader_params = models.JSONField(default=dict, blank=True)
     synthetic = models.BooleanField(default=False, help_text="Made-up demo data, with a simulated leaderboard")
+    leaderboard_scores = models.JSONField(
+        default=list, blank=True, help_text="The pack's own leaderboard in file order, best first; empty: none"
+    )
+    leaderboard_answers_sha256 = models.CharField(
+        max_length=64, blank=True,
+        help_text="For a simulated leaderboard: the SHA-256 of the answers it was simulated for. It applies "
+                  "only while the pack's answers have this hash",
+    )
+    max_submission_bytes = models.PositiveBigIntegerField(
+        null=True, blank=True,
+        help_text="The largest size an honest submission can reach: rows x the widest honest row, plus the header",
+    )
     source = models.CharField(max_length=300, help_text="Where the pack was imported from")
     source_layout = models.CharField(max_length=20)
     imported_at = models.DateTimeField(auto_now=True)

@@ -1,32 +1,36 @@
-"""Importing competition packs: answers to private storage, leaderboard thresholds, grader choice."""
+"""Importing competition packs: answers to private storage, the leaderboard in force, grader choice, and the
+largest size an honest submission can reach."""
 
-import hashlib
 import logging
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
+
+import pandas as pd
 
 from django.core.files import File
 from django.core.files.storage import storages
 from django.db import transaction
 
 from competitions.models import Competition, CompetitionPack
-from competitions.packs import FoundPack, PackError, find_packs, read_description, resolve_mlebench_file
-from competitions.services import competition_set_pack_leaderboard
+from competitions.packs import (
+    FoundPack,
+    PackError,
+    file_sha256,
+    find_packs,
+    read_description,
+    resolve_mlebench_file,
+)
+from competitions.selectors import LeaderboardInForce
+from competitions.services import competition_leaderboard_apply
 from grading.engine import csvio
 from grading.engine.errors import AnswersProblem
 from grading.engine.medals import read_leaderboard
 from grading.engine.registry import GraderRef, get_grader, run_grader
+from grading.engine.submission_size import honest_size, list_lengths_from_params
 from grading.services.answers_cache import answers_cache_drop, answers_cache_store
 
 logger = logging.getLogger(__name__)
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _store(storage, *, source: Path, name: str) -> str:
@@ -34,7 +38,13 @@ def _store(storage, *, source: Path, name: str) -> str:
         return storage.save(name, File(handle))
 
 
-def _checked(pack: FoundPack) -> tuple[Competition, Path, Path | None, dict]:
+@dataclass(frozen=True)
+class ImportedPack:
+    pack: CompetitionPack
+    leaderboard: LeaderboardInForce  # the leaderboard now in force, and why the pack's own is not, if so
+
+
+def _checked(pack: FoundPack) -> tuple[Competition, Path, Path | None, dict, object, pd.DataFrame | None]:
     competition = Competition.objects.filter(benchmark__is_current=True, slug=pack.competition_id).first()
     if competition is None:
         raise PackError(
@@ -58,18 +68,39 @@ def _checked(pack: FoundPack) -> tuple[Competition, Path, Path | None, dict]:
         loaded = csvio.load_answers(answers)
     except Exception as exc:
         raise PackError(f"{answers}: the answers file cannot be read: {exc}") from None
+    sample_frame = None
     if sample is not None:
+        try:
+            sample_frame = csvio.read_answers(sample)
+        except Exception:  # noqa: BLE001 - an unreadable sample submission only leaves the size bound less informed
+            sample_frame = None
+    if sample_frame is not None:
         # Grading the sample submission proves the answers fit the grader before anything is stored.
         try:
-            run_grader(GraderRef(grader["name"], grader.get("params", {})), csvio.read_answers(sample), loaded)
+            run_grader(GraderRef(grader["name"], grader.get("params", {})), sample_frame.copy(deep=False), loaded)
         except AnswersProblem as exc:
             raise PackError(f"{answers}: the answers do not fit the grader '{grader['name']}': {exc}") from None
         except Exception:  # noqa: BLE001 - a sample submission may well be invalid; only our side matters here
             pass
-    return competition, answers, sample, grader, loaded
+    return competition, answers, sample, grader, loaded, sample_frame
 
 
-def pack_import(*, path: Path) -> list[CompetitionPack]:
+def _max_submission_bytes(*, competition: Competition, grader: dict, answers, sample: pd.DataFrame | None) -> int:
+    """Rows x the widest honest row, plus the header (grading.engine.submission_size)."""
+    frames = [frame for frame in (answers, sample) if isinstance(frame, pd.DataFrame)]
+    columns = list(sample.columns) if sample is not None else list(competition.submission_columns)
+    params = grader.get("params") or {}
+    size = honest_size(
+        columns=[str(c) for c in columns],
+        frames=frames,
+        rows=max(len(answers), len(sample) if sample is not None else 0),
+        id_column=params.get("id_column") or competition.id_column,
+        list_lengths=list_lengths_from_params(params=params),
+    )
+    return size.max_bytes
+
+
+def pack_import(*, path: Path) -> list[ImportedPack]:
     """Import every pack found at path. Each is checked before anything is written; a failing pack
     leaves no files and no rows, and stops the import with a PackError."""
     imported = []
@@ -78,8 +109,10 @@ def pack_import(*, path: Path) -> list[CompetitionPack]:
     return imported
 
 
-def _import_one(found: FoundPack) -> CompetitionPack:
-    competition, answers, sample, grader, loaded = _checked(found)
+def _import_one(found: FoundPack) -> ImportedPack:
+    competition, answers, sample, grader, loaded, sample_frame = _checked(found)
+    max_submission_bytes = _max_submission_bytes(competition=competition, grader=grader, answers=loaded,
+                                                 sample=sample_frame)
     leaderboard = None
     if found.leaderboard is not None:
         try:
@@ -97,7 +130,7 @@ def _import_one(found: FoundPack) -> CompetitionPack:
         sample_name = _store(storage, source=sample, name=f"{folder}/{sample.name}") if sample else ""
         if sample_name:
             written.append(sample_name)
-        sha256 = _sha256(answers)
+        sha256 = file_sha256(answers)
         with transaction.atomic():
             previous = CompetitionPack.objects.filter(competition=competition).first()
             old_files = [previous.answers_path, previous.sample_submission_path] if previous else []
@@ -113,12 +146,18 @@ def _import_one(found: FoundPack) -> CompetitionPack:
                     "grader_name": grader["name"] if found.grader else "",
                     "grader_params": grader.get("params", {}) if found.grader else {},
                     "synthetic": found.synthetic,
+                    "leaderboard_scores": leaderboard or [],
+                    # A simulated leaderboard is tied to the answers it was simulated for: those pack.json
+                    # names, or else the answers it ships with.
+                    "leaderboard_answers_sha256": (
+                        (found.leaderboard_answers_sha256 or (sha256 if found.synthetic else "")) if leaderboard else ""
+                    ),
+                    "max_submission_bytes": max_submission_bytes,
                     "source": str(found.folder),
                     "source_layout": found.layout,
                 },
             )
-            if leaderboard:
-                competition_set_pack_leaderboard(competition=competition, scores=leaderboard, synthetic=found.synthetic)
+            in_force = competition_leaderboard_apply(competition=competition, pack=pack)
             transaction.on_commit(lambda: _delete(storage, [name for name in old_files if name]))
             # Only a pack that was kept gets its parsed answers cached; workers then load them from the first run.
             transaction.on_commit(lambda: answers_cache_store(sha256=sha256, answers=loaded))
@@ -127,7 +166,7 @@ def _import_one(found: FoundPack) -> CompetitionPack:
         _delete(storage, written)
         raise
     logger.info("imported the %s pack of %s from %s", found.layout, competition.slug, found.folder)
-    return pack
+    return ImportedPack(pack=pack, leaderboard=in_force)
 
 
 def _delete(storage, names: list[str]) -> None:

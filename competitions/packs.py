@@ -11,18 +11,24 @@ Two layouts are understood:
        "description": "public/description.md",
        "leaderboard": "leaderboard.csv",                 # rank,score best first; optional
        "grader": {"name": "log_loss", "params": {...}},  # optional: the registry's grader otherwise
-       "synthetic": true}                                # optional: made-up data (demo); its own
-                                                         # leaderboard then replaces Kaggle's
+       "synthetic": true,                                # optional: made-up data (demo); its own
+                                                         # (simulated) leaderboard then replaces Kaggle's
+       "leaderboard_answers_sha256": "ab12..."}          # optional: the answers the leaderboard was
+                                                         # made for; it is not used with other answers
 
 * **MLE-bench prepared data**: ``<data>/<competition id>/prepared/{public,private}``, with the answers and
   sample submission at the paths the competition's config names, ``public/description.md``, and an
   optional ``<data>/<competition id>/leaderboard.csv``.
 
+Which leaderboard then judges the answers is decided by ``competitions.selectors.leaderboard_in_force``.
+
 ``find_packs(path)`` accepts one pack folder, a folder of packs, one MLE-bench competition folder, or an
 MLE-bench data directory.
 """
 
+import hashlib
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,6 +50,7 @@ class FoundPack:
     leaderboard: Path | None
     grader: dict | None
     synthetic: bool = False
+    leaderboard_answers_sha256: str = ""
 
 
 def find_packs(path: Path) -> list[FoundPack]:
@@ -93,6 +100,9 @@ def _our_pack(folder: Path) -> FoundPack:
     grader = spec.get("grader")
     if grader is not None and not (isinstance(grader, dict) and isinstance(grader.get("name"), str)):
         raise PackError(f"{folder / 'pack.json'}: 'grader' must be {{\"name\": ..., \"params\": {{...}}}}.")
+    made_for = spec.get("leaderboard_answers_sha256", "")
+    if not (isinstance(made_for, str) and (made_for == "" or re.fullmatch(r"[0-9a-f]{64}", made_for))):
+        raise PackError(f"{folder / 'pack.json'}: 'leaderboard_answers_sha256' must be 64 lowercase hex digits.")
     return FoundPack(
         competition_id=spec["competition_id"],
         folder=folder,
@@ -103,6 +113,7 @@ def _our_pack(folder: Path) -> FoundPack:
         leaderboard=_inside(folder, spec.get("leaderboard"), what="leaderboard", required=False),
         grader=grader,
         synthetic=spec.get("synthetic") is True,
+        leaderboard_answers_sha256=made_for,
     )
 
 
@@ -137,3 +148,12 @@ def read_description(path: Path | None) -> str:
     if path.stat().st_size > MAX_DESCRIPTION_BYTES:
         raise PackError(f"{path} is larger than {MAX_DESCRIPTION_BYTES} bytes; a description should be text.")
     return path.read_text(errors="replace")
+
+
+def file_sha256(path: Path) -> str:
+    """A file's SHA-256, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

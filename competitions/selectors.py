@@ -1,4 +1,6 @@
 import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
@@ -6,9 +8,10 @@ from django.core.files.storage import storages
 from django.db.models import QuerySet
 from django.http import Http404
 
-from competitions.models import Benchmark, Competition
-from grading.engine.medals import Thresholds
+from competitions.models import Benchmark, Competition, CompetitionPack
+from grading.engine.medals import MedalsUnknown, Thresholds
 from grading.engine.registry import GraderRef
+from portal.private_files import private_folder, private_opener
 
 
 def current_benchmark() -> Benchmark | None:
@@ -34,6 +37,57 @@ def competition_get(*, slug: str) -> Competition:
     return competition
 
 
+@dataclass(frozen=True)
+class LeaderboardInForce:
+    source: str  # a Competition.LeaderboardSource value
+    scores: list[float]
+    official: Thresholds | None  # the official grader's thresholds, which win over the computed ones
+    note: str = ""  # why the pack's own leaderboard is not the one in force, when it has one
+
+
+def leaderboard_in_force(
+    *, kaggle_scores: Sequence[float], official: Thresholds | None, pack: CompetitionPack | None
+) -> LeaderboardInForce:
+    """The leaderboard whose thresholds judge a competition's answers, from the shipped data and the pack.
+
+    A simulated leaderboard judges only the synthetic answers it was simulated for (the pack records their
+    SHA-256), and synthetic answers are never judged by Kaggle's thresholds. Real answers are judged by the
+    shipped Kaggle leaderboard (the official grader's thresholds where we ship them): it is the one
+    MLE-bench grades with, whatever leaderboard.csv lies beside the data. The pack's own leaderboard
+    serves where nothing is shipped; without one the medals are unknown.
+    """
+    source = Competition.LeaderboardSource
+    own = list(pack.leaderboard_scores) if pack is not None else []
+    note = ""
+    if own and pack.leaderboard_answers_sha256 and pack.leaderboard_answers_sha256 != pack.answers_sha256:
+        own, note = [], "the pack's leaderboard was made for other answers (their SHA-256 differs), so it is not used"
+    if pack is not None and pack.synthetic:
+        if own:
+            return LeaderboardInForce(source.SIMULATED, own, None)
+        return LeaderboardInForce(
+            source.NONE, [], None,
+            note or "synthetic answers without the leaderboard simulated for them; Kaggle's thresholds would "
+                    "judge made-up answers",
+        )
+    if kaggle_scores or official is not None:
+        if own:
+            note = "the pack's own leaderboard.csv is not used: the shipped Kaggle leaderboard is MLE-bench's"
+        return LeaderboardInForce(source.KAGGLE, list(kaggle_scores), official, note)
+    if own:
+        return LeaderboardInForce(source.PACK, own, None)
+    return LeaderboardInForce(source.NONE, [], None, note)
+
+
+def competition_leaderboard_in_force(competition: Competition, *, pack: CompetitionPack | None = None) -> LeaderboardInForce:
+    """The leaderboard in force for the competition with its pack (or with ``pack``, about to be its pack)."""
+    official = competition.official_thresholds
+    return leaderboard_in_force(
+        kaggle_scores=competition.kaggle_leaderboard_scores,
+        official=Thresholds(**official) if official else None,
+        pack=pack if pack is not None else getattr(competition, "pack", None),
+    )
+
+
 def competition_thresholds(competition: Competition) -> Thresholds | None:
     if not competition.has_thresholds:
         return None
@@ -54,28 +108,36 @@ def pack_local_file(name: str) -> Path:
     except NotImplementedError:
         cached = Path(settings.DATA_DIR) / "cache" / "private" / name
         if not cached.exists():
-            cached.parent.mkdir(parents=True, exist_ok=True)
+            private_folder(cached.parent)
             partial = cached.with_suffix(cached.suffix + ".partial")
-            with storage.open(name, "rb") as source, partial.open("wb") as target:
+            with storage.open(name, "rb") as source, open(partial, "wb", opener=private_opener) as target:
                 shutil.copyfileobj(source, target, 1 << 20)
             partial.replace(cached)
         return cached
+
+
+def competition_medal_rule(competition: Competition) -> Thresholds | MedalsUnknown:
+    """The thresholds in force, or, without a leaderboard, medals unknown: the score and validity are
+    graded all the same, with the metric's own direction in place of the leaderboard's."""
+    thresholds = competition_thresholds(competition)
+    if thresholds is not None:
+        return thresholds
+    return MedalsUnknown(is_lower_better=not competition.higher_is_better)
 
 
 class NotGradable(Exception):
     """The competition cannot be graded here yet; the message says what is missing."""
 
 
-def grading_setup(competition: Competition) -> tuple[Path, GraderRef, Thresholds]:
+def grading_setup(competition: Competition) -> tuple[Path, GraderRef, Thresholds | MedalsUnknown]:
+    """Answers, grader and medal rule of a competition. Only missing answers or a missing grader make it
+    not gradable: without a leaderboard, scores are graded and medals reported as unknown."""
     pack = getattr(competition, "pack", None)
     if pack is None:
         raise NotGradable(
             f"'{competition.slug}' has no competition pack, so there are no answers to grade against; "
             "an operator imports one with 'manage.py import_competition_pack PATH'."
         )
-    thresholds = competition_thresholds(competition)
-    if thresholds is None:
-        raise NotGradable(f"'{competition.slug}' has no leaderboard, so no medal thresholds; import a pack with one.")
     grader = (
         GraderRef(pack.grader_name, pack.grader_params)
         if pack.grader_name
@@ -83,4 +145,4 @@ def grading_setup(competition: Competition) -> tuple[Path, GraderRef, Thresholds
     )
     if not grader.name:
         raise NotGradable(f"'{competition.slug}' has no grader yet.")
-    return pack_local_file(pack.answers_path), grader, thresholds
+    return pack_local_file(pack.answers_path), grader, competition_medal_rule(competition)

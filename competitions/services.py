@@ -1,16 +1,18 @@
-"""Writes to the competition registry: loading shipped data, setting leaderboards, importing packs."""
+"""Writes to the competition registry: loading shipped data, putting the leaderboard in force."""
 
+import dataclasses
 from dataclasses import fields as dataclass_fields
 
 from django.db import transaction
 
-from competitions.models import Benchmark, Competition
+from competitions.models import Benchmark, Competition, CompetitionPack
+from competitions.selectors import LeaderboardInForce, competition_leaderboard_in_force, leaderboard_in_force
 from competitions.shipped import ShippedBenchmark, read_benchmark
-from grading.engine.medals import Thresholds, thresholds_from_leaderboard
+from grading.engine.medals import thresholds_from_leaderboard
 
 
-def _threshold_fields(scores: list[float], source: str, official: Thresholds | None = None) -> dict:
-    if not scores:
+def _threshold_fields(choice: LeaderboardInForce) -> dict:
+    if choice.source == Competition.LeaderboardSource.NONE:
         return {
             "leaderboard_source": Competition.LeaderboardSource.NONE,
             "leaderboard_scores": [],
@@ -21,16 +23,16 @@ def _threshold_fields(scores: list[float], source: str, official: Thresholds | N
             "median_threshold": None,
             "thresholds_from_official_report": False,
         }
-    limits = official or thresholds_from_leaderboard(scores)
+    limits = choice.official or thresholds_from_leaderboard(choice.scores)
     return {
-        "leaderboard_source": source,
-        "leaderboard_scores": list(scores),
+        "leaderboard_source": choice.source,
+        "leaderboard_scores": list(choice.scores),
         "is_lower_better": limits.is_lower_better,
         "gold_threshold": limits.gold,
         "silver_threshold": limits.silver,
         "bronze_threshold": limits.bronze,
         "median_threshold": limits.median,
-        "thresholds_from_official_report": official is not None,
+        "thresholds_from_official_report": choice.official is not None,
     }
 
 
@@ -38,7 +40,8 @@ def _threshold_fields(scores: list[float], source: str, official: Thresholds | N
 def competitions_load(*, shipped: ShippedBenchmark | None = None) -> tuple[Benchmark, int, int]:
     """Create or update the benchmark and its competitions from shipped data. Running it twice changes nothing.
 
-    A leaderboard that came from a competition pack is kept: the operator chose it by importing the pack.
+    The shipped Kaggle leaderboard and official thresholds are kept as shipped; the leaderboard in force
+    also depends on the competition's pack (competitions.selectors.leaderboard_in_force).
     Returns (benchmark, created, updated).
     """
     shipped = shipped or read_benchmark()
@@ -49,16 +52,18 @@ def competitions_load(*, shipped: ShippedBenchmark | None = None) -> tuple[Bench
         benchmark.commit, benchmark.source_url, benchmark.is_current = shipped.commit, shipped.source_url, True
         benchmark.save()
 
-    existing = {c.slug: c for c in Competition.objects.filter(benchmark=benchmark)}
+    existing = {c.slug: c for c in Competition.objects.filter(benchmark=benchmark).select_related("pack")}
     created = updated = 0
     for item in shipped.competitions:
         fields = {f.name: getattr(item, f.name) for f in dataclass_fields(item)}
-        scores = fields.pop("leaderboard_scores")
+        scores = list(fields.pop("leaderboard_scores"))
         official = fields.pop("official_thresholds")
         slug = fields.pop("slug")
         current = existing.get(slug)
-        if current is None or current.leaderboard_source != Competition.LeaderboardSource.PACK:
-            fields.update(_threshold_fields(scores, Competition.LeaderboardSource.KAGGLE, official))
+        fields["kaggle_leaderboard_scores"] = scores
+        fields["official_thresholds"] = dataclasses.asdict(official) if official else None
+        pack = getattr(current, "pack", None) if current is not None else None
+        fields.update(_threshold_fields(leaderboard_in_force(kaggle_scores=scores, official=official, pack=pack)))
         if current is None:
             Competition.objects.create(benchmark=benchmark, slug=slug, **fields)
             created += 1
@@ -70,11 +75,10 @@ def competitions_load(*, shipped: ShippedBenchmark | None = None) -> tuple[Bench
     return benchmark, created, updated
 
 
-def competition_set_pack_leaderboard(*, competition: Competition, scores: list[float], synthetic: bool) -> None:
-    """Thresholds from a pack's leaderboard: where the shipped data has no Kaggle leaderboard, or for a
-    synthetic (demo) pack, whose answers only its own simulated leaderboard can judge."""
-    if competition.leaderboard_source == Competition.LeaderboardSource.KAGGLE and not synthetic:
-        return
-    for name, value in _threshold_fields(scores, Competition.LeaderboardSource.PACK).items():
+def competition_leaderboard_apply(*, competition: Competition, pack: CompetitionPack) -> LeaderboardInForce:
+    """Put in force the leaderboard that judges the competition's answers now (after a pack import)."""
+    choice = competition_leaderboard_in_force(competition, pack=pack)
+    for name, value in _threshold_fields(choice).items():
         setattr(competition, name, value)
     competition.save()
+    return choice

@@ -10,6 +10,10 @@ Two aggregates are made for every tier, and both are stored:
   which takes as many seeds as the competition with the fewest runs has);
 * **padded**: as many seeds as the competition with the most runs has, a missing run counting as a
   failure (MLE-bench's ``--pad-missing``). The board marks a cell that uses it.
+
+A run of a competition with no leaderboard yet has unknown medals; it counts as no medal, as MLE-bench
+would count its false flags, and the aggregate says how many of its runs were such
+(``medals_unknown_runs``, only when there are any), so the figure is never silently too low.
 """
 
 import math
@@ -31,6 +35,7 @@ class RunOutcome:
     silver: bool
     bronze: bool
     above_median: bool
+    medals_known: bool = True
 
     @property
     def any_medal(self) -> bool:
@@ -77,6 +82,10 @@ def aggregate(outcomes: Iterable[RunOutcome], *, split: Sequence[str], padded: b
     result: dict = {"seeds": len(seeds)}
     for name in FIELDS:
         result[name] = _stats([row[name] for row in per_seed])
+    unknown = sorted({run.competition_id for seed in seeds for run in by_seed[seed].values() if not run.medals_known})
+    if unknown:
+        result["medals_unknown_runs"] = sum(not run.medals_known for seed in seeds for run in by_seed[seed].values())
+        result["medals_unknown_competitions"] = unknown
     return result
 
 

@@ -18,6 +18,7 @@ from competitions.demo.answers import DemoAnswers, Size, expected_rows, generate
 from competitions.demo.catalog import BENCHMARK, CompetitionFacts, grader_choice, split_ids
 from competitions.demo.csvio import write_csv, write_jsonl
 from competitions.demo.leaderboard import DEFAULT_GRADE_ROWS, DEFAULT_TEAMS, simulate_leaderboard
+from competitions.packs import file_sha256
 
 Layout = Literal["portal", "mlebench"]
 PACK_SCHEMA = "demo-pack/1"
@@ -120,7 +121,8 @@ def write_pack(
     )
     board.to_csv(root / files["leaderboard"], index=False, lineterminator="\n")
     if layout == "portal":
-        (root / "pack.json").write_text(json.dumps(pack_manifest(data, files), indent=2) + "\n")
+        manifest = pack_manifest(data, files, answers_sha256=file_sha256(root / files["answers"]))
+        (root / "pack.json").write_text(json.dumps(manifest, indent=2) + "\n")
     return root
 
 
@@ -145,7 +147,8 @@ def pack_files(*, facts: CompetitionFacts, layout: Layout) -> dict[str, str]:
     }
 
 
-def pack_manifest(data: DemoAnswers, files: dict[str, str]) -> dict:
+def pack_manifest(data: DemoAnswers, files: dict[str, str], *, answers_sha256: str) -> dict:
+    """pack.json; ``answers_sha256`` ties the simulated leaderboard to the answers it was simulated for."""
     facts = data.facts
     choice = grader_choice(facts.id)
     return {
@@ -163,6 +166,7 @@ def pack_manifest(data: DemoAnswers, files: dict[str, str]) -> dict:
         "id_column": facts.id_column,
         "submission_columns": list(data.sample_submission.columns),
         **files,
+        "leaderboard_answers_sha256": answers_sha256,
     }
 
 

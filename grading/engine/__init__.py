@@ -5,4 +5,4 @@ without a database.
 """
 
 # Recorded with every re-graded result; bump it whenever a grader's output can change.
-GRADER_VERSION = "2026.11.1"
+GRADER_VERSION = "2026.11.2"

@@ -17,8 +17,10 @@ them directly; that makes a 5.8M-row ``id,value`` file about 7x faster to read a
 memory than with Python-object strings. The parsed values are the same either way.
 
 Where we refuse a file that MLE-bench would have parsed, the grader would have failed on it anyway
-(no header, one column, no rows, NUL bytes in the header), except for the two safety caps, size and
-line length, which are set far above any honest submission (see :func:`limits_for_answers`).
+(no header, one column, NUL bytes in the header), except for the two safety caps, size and line length,
+which are set far above any honest submission (see :func:`limits_for_answers`). A header with no rows is
+handed to the grader like any other frame: each grader says what it makes of it (uw-madison's reference
+scores it NaN, a valid score).
 """
 
 from __future__ import annotations
@@ -222,10 +224,6 @@ def _check_shape(df: pd.DataFrame) -> None:
                 raise InvalidSubmission(
                     f"found 1 column {name!r}; the file must be comma-separated (it looks separated by {label})"
                 )
-    if len(df) == 0:
-        raise InvalidSubmission(
-            f"the file has a header ({', '.join(columns)}) but no rows; expected one row per test item"
-        )
 
 
 _FIELDS_RE = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")

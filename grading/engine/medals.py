@@ -24,6 +24,16 @@ class Thresholds:
     is_lower_better: bool
 
 
+@dataclass(frozen=True)
+class MedalsUnknown:
+    """No leaderboard to judge by yet: the score and validity are graded, the medals are unknown.
+
+    ``is_lower_better`` is the metric's own direction, reported where a leaderboard would give its order.
+    """
+
+    is_lower_better: bool
+
+
 def read_leaderboard(path: Path) -> list[float]:
     """Scores of a Kaggle leaderboard CSV in file row order (best first); it needs a ``score`` column."""
     # Same parser as answers, so a threshold like 0.01794 is the double float("0.01794"), which the
@@ -75,15 +85,16 @@ def thresholds_from_leaderboard(scores: Iterable[float]) -> Thresholds:
     )
 
 
-def medals_for(score: float | None, thresholds: Thresholds) -> dict[str, bool]:
+def medals_for(score: float | None, thresholds: Thresholds | MedalsUnknown) -> dict[str, bool]:
     """Medal flags for an already rounded score against unrounded thresholds.
 
     Medal checks are inclusive and exclusive of each other (gold, else silver, else bronze);
     above-median is strict. None (no valid score) earns nothing. NaN is a valid score that earns
-    nothing, simply because every comparison with NaN is false.
+    nothing, simply because every comparison with NaN is false. Unknown medals are all false flags,
+    which the report marks as unknown.
     """
     gold = silver = bronze = above_median = False
-    if score is not None:
+    if score is not None and isinstance(thresholds, Thresholds):
         t = thresholds
         if t.is_lower_better:
             gold = score <= t.gold

@@ -4,6 +4,11 @@ The JSON shape (field set, key order, indent 2) is MLE-bench's, so a report we s
 MLE-bench's own aggregation scripts and compared line by line with a team's report. We add one field,
 ``reason``, because a team deserves to know why a file was invalid; ``to_dict(with_reason=False)``
 gives the exact MLE-bench shape.
+
+A competition with no leaderboard yet is graded all the same: its report keeps MLE-bench's shape with
+null thresholds, every medal flag false and one more field, ``"medals_known": false``, so the score and
+validity are never held back and nobody mistakes the false flags for a verdict. The field appears only
+then; a report with known medals is exactly MLE-bench's.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import pandas as pd
 
 from grading.engine import csvio
 from grading.engine.errors import AnswersProblem, InvalidSubmission
-from grading.engine.medals import Thresholds, medals_for, thresholds_from_leaderboard
+from grading.engine.medals import MedalsUnknown, Thresholds, medals_for, thresholds_from_leaderboard
 from grading.engine.registry import GraderRef, get_grader, run_grader
 
 # Long enough for "missing 1234 ids, e.g. ..." with examples, short enough for a results table.
@@ -41,14 +46,15 @@ TOTAL_FIELDS = (
 
 @dataclass(frozen=True)
 class CompetitionReport:
-    """One graded submission; field order is MLE-bench's report key order, then ``reason``."""
+    """One graded submission; field order is MLE-bench's report key order, then ``medals_known`` (written
+    only when false) and ``reason``. Thresholds are None only when the medals are unknown."""
 
     competition_id: str
     score: float | None
-    gold_threshold: float
-    silver_threshold: float
-    bronze_threshold: float
-    median_threshold: float
+    gold_threshold: float | None
+    silver_threshold: float | None
+    bronze_threshold: float | None
+    median_threshold: float | None
     any_medal: bool
     gold_medal: bool
     silver_medal: bool
@@ -59,16 +65,20 @@ class CompetitionReport:
     is_lower_better: bool
     created_at: str
     submission_path: str
+    medals_known: bool = True
     reason: str | None = None
 
     def to_dict(self, *, with_reason: bool) -> dict[str, Any]:
         data = dataclasses.asdict(self)
+        if self.medals_known:
+            del data["medals_known"]
         if not with_reason:
             del data["reason"]
         return data
 
 
-REPORT_FIELDS = tuple(f.name for f in dataclasses.fields(CompetitionReport) if f.name != "reason")
+# MLE-bench's fields; ours (medals_known, reason) come after them.
+REPORT_FIELDS = tuple(f.name for f in dataclasses.fields(CompetitionReport) if f.name not in ("medals_known", "reason"))
 
 
 @dataclass(frozen=True)
@@ -128,20 +138,24 @@ def grade_submission(
     answers_path: Path,
     grader: GraderRef,
     leaderboard_scores: Sequence[float] | None = None,
-    thresholds: Thresholds | None = None,
+    thresholds: Thresholds | MedalsUnknown | None = None,
     answers: pd.DataFrame | list[dict[str, Any]] | None = None,
     max_bytes: int | None = None,
     max_line_bytes: int | None = None,
+    honest_max_bytes: int | None = None,
     display_path: str | None = None,
     created_at: datetime | None = None,
 ) -> CompetitionReport:
     """Grade one submission file into an MLE-bench competition report. Never raises for a bad file.
 
-    Give either the leaderboard scores (file row order) or precomputed ``thresholds``. ``answers`` may
+    Give either the leaderboard scores (file row order) or precomputed ``thresholds``, or
+    ``MedalsUnknown`` where there is no leaderboard yet (thresholds null, medals unknown). ``answers`` may
     be passed preloaded (e.g. shared by the seeds of one competition); the grader then gets a shallow
     copy, which pandas' copy-on-write keeps from changing the caller's frame. Errors that are ours, not
     the team's (unknown grader, unreadable answers, bad leaderboard), do raise. ``display_path`` is what
     to write as ``submission_path`` (e.g. the path inside the bundle rather than on the server).
+    ``honest_max_bytes`` is the largest size an honest submission to the competition can reach
+    (:mod:`grading.engine.submission_size`); the size limit derived from the answers is raised to it.
     """
     if (leaderboard_scores is None) == (thresholds is None):
         raise TypeError("pass exactly one of leaderboard_scores and thresholds")
@@ -158,7 +172,8 @@ def grade_submission(
     else:
         if max_bytes is None or max_line_bytes is None:
             defaults = _default_limits(Path(answers_path))
-            max_bytes = defaults.max_bytes if max_bytes is None else max_bytes
+            if max_bytes is None:
+                max_bytes = max(defaults.max_bytes, honest_max_bytes or 0)
             max_line_bytes = defaults.max_line_bytes if max_line_bytes is None else max_line_bytes
         score, reason = _score(
             Path(submission_path),  # type: ignore[arg-type]
@@ -169,14 +184,15 @@ def grade_submission(
             max_line_bytes=max_line_bytes,
         )
 
+    known = isinstance(limits, Thresholds)
     flags = medals_for(score, limits)
     return CompetitionReport(
         competition_id=competition_id,
         score=score,
-        gold_threshold=limits.gold,
-        silver_threshold=limits.silver,
-        bronze_threshold=limits.bronze,
-        median_threshold=limits.median,
+        gold_threshold=limits.gold if known else None,
+        silver_threshold=limits.silver if known else None,
+        bronze_threshold=limits.bronze if known else None,
+        median_threshold=limits.median if known else None,
         any_medal=flags["any_medal"],
         gold_medal=flags["gold_medal"],
         silver_medal=flags["silver_medal"],
@@ -187,8 +203,10 @@ def grade_submission(
         is_lower_better=limits.is_lower_better,
         created_at=stamp,
         submission_path=shown,
+        medals_known=known,
         reason=reason,
     )
+
 
 
 def _score(

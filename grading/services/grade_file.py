@@ -39,15 +39,17 @@ def release_memory() -> None:
 
 
 def grade_file(*, competition: Competition, submission_path: Path | None, display_path: str | None = None) -> CompetitionReport:
-    """Re-grade one submission.csv. Bad files give an invalid report with a reason; a competition that is
-    not gradable yet raises NotGradable."""
-    answers_path, grader, thresholds = grading_setup(competition)
+    """Re-grade one submission.csv. Bad files give an invalid report with a reason; a competition without
+    answers or grader raises NotGradable, one without a leaderboard is graded with its medals unknown."""
+    answers_path, grader, medal_rule = grading_setup(competition)
     return grade_submission(
         competition_id=competition.slug,
         submission_path=submission_path,
         answers_path=answers_path,
         answers=_answers(answers_path, competition.pack.answers_sha256) if submission_path is not None else None,
         grader=grader,
-        thresholds=thresholds,
+        thresholds=medal_rule,
+        # Whatever intake accepted as honest must not be refused as too large here.
+        honest_max_bytes=competition.pack.max_submission_bytes,
         display_path=display_path,
     )

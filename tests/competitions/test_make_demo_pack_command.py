@@ -17,7 +17,7 @@ def test_it_writes_packs_and_an_agents_run_group_that_grade_for_real(db, tmp_pat
     assert json.loads((out / "spooky-author-identification" / "pack.json").read_text())["synthetic"] is True
     call_command("import_competition_pack", str(out), stdout=StringIO())
     spooky = Competition.objects.get(slug="spooky-author-identification")
-    assert spooky.leaderboard_source == "pack" and len(spooky.leaderboard_scores) == 40
+    assert spooky.leaderboard_source == "simulated" and len(spooky.leaderboard_scores) == 40
 
     group = next((out / "runs").iterdir())
     runs = sorted(p for p in group.iterdir() if p.is_dir())

@@ -141,11 +141,12 @@ def test_a_synthetic_pack_brings_its_own_leaderboard_and_a_reload_keeps_it(regis
     call_command("import_competition_pack", str(tmp_path / "spooky"))
     competitions_load()
     spooky = Competition.objects.get(slug=SPOOKY)
-    assert spooky.leaderboard_source == "pack" and spooky.gold_threshold == 0.1 and spooky.is_lower_better
-    assert spooky.pack.synthetic
+    assert spooky.leaderboard_source == "simulated" and spooky.gold_threshold == 0.1 and spooky.is_lower_better
+    assert spooky.pack.synthetic and spooky.pack.leaderboard_answers_sha256 == spooky.pack.answers_sha256
     from django.test import Client
 
-    assert "synthetic demo pack (simulated teams, not Kaggle)" in Client().get(f"/competitions/{SPOOKY}/").content.decode()
+    page = Client().get(f"/competitions/{SPOOKY}/").content.decode()
+    assert "simulated for the synthetic answers" in page and "synthetic demo pack's answers, not Kaggle" in page
 
 
 def test_answers_that_do_not_fit_the_grader_are_refused_at_import(registry, tmp_path):

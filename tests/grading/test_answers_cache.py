@@ -99,7 +99,7 @@ def test_a_pack_import_that_fails_caches_nothing(tmp_path, monkeypatch, django_c
     def broken(**kwargs):
         raise RuntimeError("database went away")
 
-    monkeypatch.setattr(pack_services, "competition_set_pack_leaderboard", broken)
+    monkeypatch.setattr(pack_services, "competition_leaderboard_apply", broken)
     with django_capture_on_commit_callbacks(execute=True), pytest.raises(RuntimeError):
         pack_services.pack_import(path=write_portal_pack(tmp_path / "a", leaderboard=[0.1, 0.5, 1.0]))
     assert CompetitionPack.objects.count() == 0

@@ -145,14 +145,16 @@ def test_a_submission_csv_over_the_limit_is_refused(registry, alice_api, tmp_pat
     assert "submission.csv" in response.json()["error"]["message"] and Submission.objects.count() == 0
 
 
-def test_a_competition_with_large_answers_accepts_a_submission_up_to_twice_their_size(
+def test_a_competition_whose_honest_submissions_are_large_accepts_them_up_to_the_bound_of_its_format(
     registry, alice_api, tmp_path, settings
 ):
     from competitions.models import Competition, CompetitionPack
 
     settings.BUNDLE_MAX_SUBMISSION_BYTES = 100_000
     spooky = Competition.objects.get(slug="spooky-author-identification")
-    CompetitionPack.objects.create(competition=spooky, answers_path="packs/x/test.csv", answers_bytes=120_000)
+    # The bound recorded at import (rows x the widest honest row), not the size of the small answers file.
+    CompetitionPack.objects.create(competition=spooky, answers_path="packs/x/test.csv", answers_bytes=1_000,
+                                   max_submission_bytes=240_000)
     rows = b"id00001,0.3,0.3,0.4\n"
     fits = b"id,EAP,HPL,MWS\n" + rows * (230_000 // len(rows))
     response = upload(alice_api, bundle_with(tmp_path, files={f"{RUN}/submission/submission.csv": fits}))
@@ -162,6 +164,17 @@ def test_a_competition_with_large_answers_accepts_a_submission_up_to_twice_their
     response = upload(alice_api, bundle_with(tmp_path, name="b.tar.gz", files={f"{RUN}/submission/submission.csv": too_big}))
     assert response.status_code == 400 and response.json()["error"]["code"] == "submission_too_large"
     assert "at most 240000 bytes" in response.json()["error"]["message"]
+
+
+def test_a_pack_imported_before_the_bound_was_recorded_accepts_twice_its_answers(registry, alice_api, tmp_path, settings):
+    from competitions.models import Competition, CompetitionPack
+
+    settings.BUNDLE_MAX_SUBMISSION_BYTES = 100_000
+    spooky = Competition.objects.get(slug="spooky-author-identification")
+    CompetitionPack.objects.create(competition=spooky, answers_path="packs/x/test.csv", answers_bytes=120_000)
+    too_big = b"id,EAP,HPL,MWS\n" + b"id00001,0.3,0.3,0.4\n" * (250_000 // 20)
+    response = upload(alice_api, bundle_with(tmp_path, files={f"{RUN}/submission/submission.csv": too_big}))
+    assert response.status_code == 400 and "at most 240000 bytes" in response.json()["error"]["message"]
 
 
 def test_a_bundle_over_the_size_limit_gets_413(registry, alice_api, tmp_path, settings):

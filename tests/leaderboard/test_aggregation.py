@@ -60,3 +60,13 @@ def test_it_formats_like_the_mlebench_readme_and_is_versioned():
     assert format_mean_sem(aggregate(runs, split=SPLIT, padded=False)) == "12.5 ± 12.5"
     assert format_mean_sem(None) == "—"
     assert AGGREGATION_VERSION.count("-") == 1
+
+
+def test_runs_with_unknown_medals_count_as_no_medal_and_the_aggregate_says_how_many():
+    runs = [run(cid, seed, medal="gold" if cid == "a" else None) for seed in (0, 1) for cid in ("a", "b", "c")]
+    runs += [RunOutcome(competition_id="d", seed=seed, submission_exists=True, valid_submission=True, gold=False,
+                        silver=False, bronze=False, above_median=False, medals_known=False) for seed in (0, 1)]
+    agg = aggregate(runs, split=SPLIT, padded=False)
+    assert agg["any_medal"]["mean"] == 25.0 and agg["valid_submission"]["mean"] == 100.0
+    assert agg["medals_unknown_runs"] == 2 and agg["medals_unknown_competitions"] == ["d"]
+    assert "medals_unknown_runs" not in aggregate([run(cid, 0) for cid in SPLIT], split=SPLIT, padded=False)

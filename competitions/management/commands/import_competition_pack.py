@@ -10,7 +10,8 @@ class Command(BaseCommand):
     help = (
         "Import competition packs (answers, sample submission, leaderboard, description, grader) from a pack "
         "folder in the portal's layout, a folder of packs, or an MLE-bench data directory "
-        "(<data>/<id>/prepared/{public,private}). Answers go to private storage."
+        "(<data>/<id>/prepared/{public,private}). Answers go to private storage. Prints, per competition, "
+        "the leaderboard now in force."
     )
 
     def add_arguments(self, parser):
@@ -18,11 +19,18 @@ class Command(BaseCommand):
 
     def handle(self, *args, path, **options):
         try:
-            packs = pack_import(path=path)
+            imported = pack_import(path=path)
         except PackError as exc:
             raise CommandError(str(exc)) from None
-        for pack in packs:
-            competition = pack.competition
-            thresholds = "thresholds from " + (competition.get_leaderboard_source_display() if competition.has_thresholds else "nowhere yet")
-            self.stdout.write(f"{competition.slug}: answers {pack.answers_bytes} bytes, {thresholds}")
-        self.stdout.write(self.style.SUCCESS(f"Imported {len(packs)} pack(s)."))
+        for item in imported:
+            pack, competition = item.pack, item.pack.competition
+            board = competition.leaderboard_label
+            if competition.leaderboard_scores:
+                board += f", {len(competition.leaderboard_scores)} teams"
+            if item.leaderboard.note:
+                board += f" ({item.leaderboard.note})"
+            self.stdout.write(
+                f"{competition.slug}: answers {pack.answers_bytes} bytes, honest submissions up to "
+                f"{pack.max_submission_bytes} bytes; leaderboard: {board}"
+            )
+        self.stdout.write(self.style.SUCCESS(f"Imported {len(imported)} pack(s)."))

@@ -221,3 +221,40 @@ def test_it_takes_precomputed_thresholds_instead_of_a_leaderboard(tmp_path, answ
     assert report.gold_medal is True
     with pytest.raises(TypeError, match="exactly one"):
         grade_submission(competition_id="x", submission_path=None, answers_path=answers, grader=ACCURACY)
+
+
+def test_without_a_leaderboard_the_score_is_graded_and_the_medals_are_unknown(tmp_path, answers):
+    from grading.engine.medals import MedalsUnknown
+    from grading.engine.report_parser import parse_competition_report
+
+    report = grade_submission(
+        competition_id="siim-isic-melanoma-classification",
+        submission_path=submit(tmp_path, "id,label\n1,cat\n2,dog\n3,cat\n"),
+        answers_path=answers,
+        grader=ACCURACY,
+        thresholds=MedalsUnknown(is_lower_better=False),
+    )
+    assert report.score == 1.0 and report.valid_submission and report.medals_known is False
+    assert (report.gold_threshold, report.silver_threshold, report.bronze_threshold, report.median_threshold) == (
+        None, None, None, None)
+    assert not any((report.gold_medal, report.silver_medal, report.bronze_medal, report.above_median, report.any_medal))
+    # MLE-bench's shape, thresholds null, and one more field that says the false flags are no verdict.
+    data = json.loads(json.dumps(report.to_dict(with_reason=False)))
+    assert list(data) == [*REPORT_FIELDS, "medals_known"] and data["medals_known"] is False
+    assert list(report.to_dict(with_reason=True)) == [*REPORT_FIELDS, "medals_known", "reason"]
+    assert parse_competition_report(report.to_dict(with_reason=True)) == report
+
+
+def test_a_report_with_known_medals_has_exactly_mlebench_s_fields(tmp_path, answers):
+    report = grade(submit(tmp_path, "id,label\n1,cat\n2,dog\n3,cat\n"), answers)
+    assert report.medals_known is True and list(report.to_dict(with_reason=False)) == list(REPORT_FIELDS)
+
+
+def test_the_size_limit_rises_to_the_largest_honest_submission(tmp_path, answers):
+    path = tmp_path / "submission.csv"
+    with path.open("wb") as f:
+        f.truncate(100 * MiB)  # over the 64 MiB floor of a small answers file
+    assert grade(path, answers).reason.startswith("the file is 100.0 MiB, over the 64.0 MiB limit")
+    report = grade_submission(competition_id="x", submission_path=path, answers_path=answers, grader=ACCURACY,
+                              leaderboard_scores=AERIAL, honest_max_bytes=200 * MiB)
+    assert report.valid_submission is False and "limit" not in report.reason  # read, and refused for what it holds
