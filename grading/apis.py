@@ -1,6 +1,9 @@
 """Submissions API (SPEC §6): upload a bundle, follow it, read results and the server's grading report."""
 
+import json
+
 from django.conf import settings
+from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.parsers import MultiPartParser
@@ -89,6 +92,7 @@ def _team_for_upload(request: Request) -> Team:
 
 class SubmissionListCreateApi(APIView):
     parser_classes = [MultiPartParser]
+    throttle_scope = "uploads"  # its POST counts against API_RATE_UPLOADS (portal/api/throttles.py)
 
     @extend_schema(responses=SubmissionSerializer(many=True))
     def get(self, request: Request) -> Response:
@@ -159,10 +163,13 @@ class SubmissionGradingReportApi(APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(responses=OpenApiResponse(description="MLE-bench grading report JSON"))
-    def get(self, request: Request, submission_id: int) -> Response:
+    def get(self, request: Request, submission_id: int) -> HttpResponse:
         submission = selectors.submission_get(user=request.user, submission_id=submission_id)
-        response = Response(selectors.submission_grading_report(submission))
-        response["Content-Disposition"] = f'inline; filename="submission-{submission.pk}_grading_report.json"'
+        # Written as MLE-bench writes its reports (json.dump, indent 2, NaN for a NaN score), which the API's
+        # strict JSON renderer would refuse; a file to download and feed to MLE-bench's own scripts.
+        body = json.dumps(selectors.submission_grading_report(submission), indent=2)
+        response = HttpResponse(body, content_type="application/json")
+        response["Content-Disposition"] = f'attachment; filename="submission-{submission.pk}_grading_report.json"'
         return response
 
 

@@ -8,6 +8,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 MEDAL_FIELDS = ("gold_medal", "silver_medal", "bronze_medal", "above_median", "valid_submission")
+# What can still be compared when a competition has no leaderboard here yet (the re-grade says
+# "medals_known": false): the score and validity, never the medals.
+UNKNOWN_MEDAL_FIELDS = ("gold_medal", "silver_medal", "bronze_medal", "above_median")
 
 
 @dataclass(frozen=True)
@@ -38,15 +41,25 @@ def _same_score(a, b) -> bool:
     return abs(float(a) - float(b)) <= 1e-9
 
 
+def _medals_unknown(run: GradedRun) -> bool:
+    return run.regraded.get("medals_known") is False
+
+
 def score_mismatches(runs: list[GradedRun]) -> list[FlagData]:
-    flags = []
+    """score_mismatch for each run whose claim differs from the re-grade. Where the re-grade's medals are
+    unknown (no leaderboard here yet) only the score and validity are compared, and one info note per
+    competition says that its medals are unchecked and count as none in the aggregates."""
+    flags = _unknown_medal_notes(runs)
     for run in runs:
         if run.claimed is None:
             continue
         differences = {}
         if not _same_score(run.claimed.get("score"), run.regraded.get("score")):
             differences["score"] = {"claimed": run.claimed.get("score"), "regraded": run.regraded.get("score")}
+        unknown = UNKNOWN_MEDAL_FIELDS if _medals_unknown(run) else ()
         for name in MEDAL_FIELDS:
+            if name in unknown:
+                continue
             if name in run.claimed and bool(run.claimed[name]) != bool(run.regraded.get(name)):
                 differences[name] = {"claimed": run.claimed[name], "regraded": run.regraded.get(name)}
         if differences:
@@ -57,6 +70,31 @@ def score_mismatches(runs: list[GradedRun]) -> list[FlagData]:
                 evidence={"file": run.run_path, "differences": differences},
             ))
     return flags
+
+
+def _unknown_medal_notes(runs: list[GradedRun]) -> list[FlagData]:
+    by_competition: dict[str, list[GradedRun]] = {}
+    for run in runs:
+        if _medals_unknown(run):
+            by_competition.setdefault(run.competition_id, []).append(run)
+    notes = []
+    for competition_id, unknown in sorted(by_competition.items()):
+        seeds = sorted(run.seed for run in unknown)
+        claimed = {
+            f"seed {run.seed}": [name for name in UNKNOWN_MEDAL_FIELDS if (run.claimed or {}).get(name)]
+            for run in unknown
+            if any((run.claimed or {}).get(name) for name in UNKNOWN_MEDAL_FIELDS)
+        }
+        said = "; ".join(f"{seed}: {', '.join(names)}" for seed, names in claimed.items())
+        notes.append(FlagData(
+            code="medals_unknown", severity="info", key=competition_id,
+            message=f"{competition_id} has no leaderboard on this portal yet, so the medals of its {len(unknown)} "
+                    "run(s) are unknown: their scores and validity are re-graded, their medals count as none in the "
+                    "aggregates until a leaderboard is imported and the submission is re-graded"
+                    + (f"; the team's claimed {said} could not be checked." if said else "."),
+            evidence={"seeds": seeds, "claimed_unchecked": claimed},
+        ))
+    return notes
 
 
 def missing_submissions(runs: list[GradedRun]) -> list[FlagData]:
@@ -112,3 +150,18 @@ def report_without_runs(*, claimed_ids: Counter, runs: list[GradedRun]) -> list[
                 f"e.g. {next(iter(extra))}.",
         evidence={"entries_without_runs": extra},
     )]
+
+
+def report_problems(problems: list[dict]) -> list[FlagData]:
+    """The team's own grading report did not fit MLE-bench's format: shown, never fatal to the bundle."""
+    return [
+        FlagData(
+            code="malformed_report", severity="warning", key=found["file"],
+            message=f"{found['file']}: {found['total']} problem(s) in the team's own grading report, e.g. "
+                    f"{found['problems'][0]}. The submissions were re-graded as usual; claims that could not be "
+                    "read are not compared.",
+            evidence={"file": found["file"], "problems": found["problems"], "total": found["total"]},
+        )
+        for found in problems
+        if found.get("problems")
+    ]

@@ -31,6 +31,10 @@ class Submission(models.Model):
     bundle_name = models.CharField(max_length=300, blank=True, help_text="Path of the archive in private storage")
     bundle_bytes = models.PositiveBigIntegerField(default=0)
     report_only = models.BooleanField(default=False)
+    report_claims = models.JSONField(
+        default=dict, blank=True,
+        help_text="Read from the team's own reports at intake: entries per competition and the problems found",
+    )
     progress_done = models.PositiveIntegerField(default=0)
     progress_total = models.PositiveIntegerField(default=0)
     comparable = models.BooleanField(default=False)
@@ -53,7 +57,8 @@ class Run(models.Model):
     """One (competition, seed) of a submission, graded by its own task."""
 
     class Status(models.TextChoices):
-        PENDING = "pending"
+        PENDING = "pending"  # waiting for the scheduler (grading/services/scheduling.py)
+        QUEUED = "queued"  # its message is in the broker; no worker has claimed it yet
         GRADING = "grading"
         DONE = "done"
 
@@ -65,7 +70,10 @@ class Run(models.Model):
     submission_file = models.CharField(max_length=500, blank=True, help_text="Path inside the bundle; empty: none")
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
     attempts = models.PositiveSmallIntegerField(default=0)
+    queue_rank = models.PositiveIntegerField(null=True, blank=True, help_text="Order of dispatch within its submission")
+    queued_at = models.DateTimeField(null=True, blank=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True, help_text="The worker process that claimed it last")
     graded_at = models.DateTimeField(null=True, blank=True)
     grader_version = models.CharField(max_length=40, blank=True)
 
@@ -81,6 +89,21 @@ class Run(models.Model):
             models.UniqueConstraint(fields=["submission", "competition", "seed"], name="run_unique_seed"),
             models.UniqueConstraint(fields=["submission", "run_group", "run_id"], name="run_unique_id"),
         ]
+        indexes = [
+            models.Index(fields=["submission", "status", "queue_rank"], name="run_dispatch_order"),
+            models.Index(fields=["status", "queued_at"], name="run_status_queued"),
+            models.Index(fields=["claimed_at"], name="run_claimed"),
+        ]
+
+
+class WorkerHeartbeat(models.Model):
+    """The last sign of life of one worker process; a run claimed by a process that stopped beating is re-queued."""
+
+    name = models.CharField(max_length=200, unique=True, help_text="host:pid:nonce of the process")
+    beat_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.name} at {self.beat_at:%H:%M:%S}"
 
 
 class TierAggregate(models.Model):

@@ -3,6 +3,7 @@ from django.db.models import Q, QuerySet
 from django.http import Http404
 
 from grading.engine.report import build_run_group_report
+from grading.engine.safe_json import restored_report
 from grading.engine.report_parser import parse_competition_report
 from grading.models import Run, Submission, TierAggregate
 from portal.accounts.selectors import is_maintainer
@@ -47,9 +48,12 @@ def submission_runs(submission: Submission) -> QuerySet[Run]:
 def submission_grading_report(submission: Submission) -> dict:
     """The server's report in MLE-bench's format: one competition report per re-graded run."""
     reports = [
-        parse_competition_report({k: v for k, v in run.regraded.items() if k != "reason"}, where=f"run {run.pk}")
+        parse_competition_report(
+            {k: v for k, v in restored_report(run.regraded).items() if k != "reason"}, where=f"run {run.pk}"
+        )
         for run in submission_runs(submission)
         # A run of a competition without thresholds (not gradable here) has no MLE-bench report.
-        if run.regraded and run.regraded.get("gold_threshold") is not None
+        if run.regraded
+        and (run.regraded.get("gold_threshold") is not None or run.regraded.get("medals_known") is False)
     ]
     return build_run_group_report(reports).to_dict(with_reason=False)

@@ -10,12 +10,13 @@ from django.db import OperationalError
 from django.utils import timezone
 
 from grading.models import Run, Submission
-from grading.services import finish, pipeline
+from grading.services import finish, pipeline, scheduling
 from grading.services.grade_file import release_memory
+from grading.services.workers import heartbeats_prune
 
 logger = logging.getLogger(__name__)
 S = Submission.Status
-MAX_RUN_ATTEMPTS = 3
+MAX_RUN_ATTEMPTS = scheduling.MAX_RUN_ATTEMPTS
 # Database hiccups are passing failures: retry a few times, then give up with a reason.
 TRANSIENT = (OperationalError,)
 
@@ -41,11 +42,15 @@ def validate_submission(self, submission_id: int) -> None:
     soft_time_limit=settings.GRADING_SOFT_TIME_LIMIT, time_limit=settings.GRADING_HARD_TIME_LIMIT,
 )
 def grade_run(self, run_id: int) -> None:
+    # Redis gives a message back when the process that held it died unacknowledged.
+    redelivered = bool((self.request.delivery_info or {}).get("redelivered"))
     try:
-        pipeline.run_grade(run_id=run_id)
+        pipeline.run_grade(run_id=run_id, redelivered=redelivered)
     except SoftTimeLimitExceeded:
         pipeline.run_give_up(run_id=run_id, reason=f"grading took longer than {settings.GRADING_SOFT_TIME_LIMIT} s and was stopped")
     except TRANSIENT:
+        if self.request.retries < self.max_retries:
+            _release_for_retry(run_id)
         raise
     except Exception as exc:
         logger.exception("grading run %s failed", run_id)
@@ -58,6 +63,15 @@ def grade_run(self, run_id: int) -> None:
         release_memory()
 
 
+def _release_for_retry(run_id: int) -> None:
+    """Hand the run back to the queue, so the retry (on any process) can claim it; when even this fails, the
+    watchdog re-queues it once the hard time limit has passed."""
+    try:
+        scheduling.run_release(run_id=run_id)
+    except TRANSIENT:
+        logger.warning("run %s could not be released for its retry", run_id)
+
+
 @shared_task(bind=True, autoretry_for=TRANSIENT, max_retries=3, retry_backoff=True)
 def finish_submission(self, submission_id: int) -> None:
     _submission_step(finish.submission_finish, submission_id, "checking")
@@ -65,19 +79,12 @@ def finish_submission(self, submission_id: int) -> None:
 
 @shared_task
 def watchdog() -> dict:
-    """Move stuck work along: re-queue runs whose worker died, re-send lost steps, fail what is hopeless."""
+    """Move stuck work along: re-queue runs whose worker died, re-send lost messages and steps, fail what is
+    hopeless, then fill the grading queue."""
     now = timezone.now()
-    stale = now - timedelta(seconds=settings.GRADING_HARD_TIME_LIMIT + 60)
-    requeued = given_up = resent = failed = 0
-    for run in Run.objects.filter(status=Run.Status.GRADING, claimed_at__lt=stale).select_related("competition"):
-        if run.attempts >= MAX_RUN_ATTEMPTS:
-            pipeline.run_give_up(run_id=run.pk, reason=f"its worker was lost {run.attempts} times while grading it")
-            given_up += 1
-        elif Run.objects.filter(pk=run.pk, status=Run.Status.GRADING, claimed_at=run.claimed_at).update(
-            status=Run.Status.PENDING
-        ):
-            grade_run.delay(run.pk)
-            requeued += 1
+    requeued, given_up = scheduling.runs_requeue_lost(now=now)
+    runs_resent, released = scheduling.runs_resend_lost(now=now)
+    resent = failed = 0
     lost = now - timedelta(minutes=10)
     for submission_id in Submission.objects.filter(status=S.RECEIVED, status_changed_at__lt=lost).values_list("pk", flat=True):
         validate_submission.delay(submission_id)
@@ -96,7 +103,10 @@ def watchdog() -> dict:
         pipeline.submission_fail(
             submission_id=submission.pk,
             reason=f"It stayed in '{submission.status}' for more than {settings.SUBMISSION_DEADLINE_MINUTES} minutes; "
-                   "the watchdog stopped it. A maintainer can re-grade it.",
+                   "the watchdog stopped it. It does not count against your quota: upload the bundle again.",
         )
         failed += 1
-    return {"requeued": requeued, "given_up": given_up, "resent": resent, "failed": failed}
+    heartbeats_prune(now=now)
+    dispatched = len(scheduling.runs_dispatch())
+    return {"requeued": requeued, "given_up": given_up, "runs_resent": runs_resent, "released": released,
+            "resent": resent, "failed": failed, "dispatched": dispatched}

@@ -1,7 +1,7 @@
 import os
 
 from celery import Celery
-from celery.signals import worker_process_init
+from celery.signals import worker_process_init, worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
 
@@ -26,3 +26,20 @@ def _one_grading_process_per_core(**_) -> None:
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(threads)
+
+
+@worker_process_init.connect
+def _beat_while_alive(**_) -> None:
+    """Each pool process says it is alive, so the watchdog re-queues the runs of one that died."""
+    from grading.services.workers import heartbeat_start
+
+    heartbeat_start()
+
+
+@worker_ready.connect
+def _beat_in_the_main_process_when_it_grades(sender, **_) -> None:
+    """With the solo or thread pools the tasks run in the worker's main process: it beats for them."""
+    from celery.concurrency.prefork import TaskPool
+
+    if not isinstance(sender.pool, TaskPool):
+        _beat_while_alive()

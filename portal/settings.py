@@ -17,9 +17,12 @@ from portal.env import (
     env_choice,
     env_int,
     env_list,
+    env_rate,
     env_str,
+    parse_rate,
     redis_url,
 )
+from portal.private_files import private_file, private_folder
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -32,6 +35,16 @@ except OSError as exc:
 DEBUG = env_bool("DEBUG", True)
 
 
+def _private(variable: str, make, path: Path) -> Path:
+    """make(path), private_file or private_folder; a failure stops the start naming the variable."""
+    try:
+        return make(path)
+    except OSError as exc:
+        raise ImproperlyConfigured(
+            f"{variable}: {str(path)!r} cannot be made readable by this user only: {exc.strerror}"
+        ) from None
+
+
 def _secret_key() -> str:
     key = env_str("SECRET_KEY")
     if key:
@@ -42,9 +55,9 @@ def _secret_key() -> str:
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off (or SECRET_KEY_FILE)")
     # A single-machine install keeps a generated key beside its data, so sessions survive restarts.
     key_file = DATA_DIR / "secret_key"
-    if not key_file.exists():
-        key_file.write_text(secrets.token_urlsafe(50))
-        key_file.chmod(0o600)
+    if not key_file.exists() or not key_file.read_text().strip():
+        _private("PORTAL_DATA_DIR", private_file, key_file).write_text(secrets.token_urlsafe(50))
+    _private("PORTAL_DATA_DIR", private_file, key_file)  # an older install's key may be readable by others
     return key_file.read_text().strip()
 
 
@@ -53,6 +66,11 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if
 if not DEBUG and not ALLOWED_HOSTS:
     raise ImproperlyConfigured("ALLOWED_HOSTS must be set when DEBUG is off, e.g. ALLOWED_HOSTS=portal.example.org")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+# How many proxies of ours append to X-Forwarded-For (the README's TLS proxy: 1), or the header one of them
+# sets to the client's address; without either, the connection's address is the client's
+# (portal/client_ip.py).
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0, minimum=0)
+TRUSTED_CLIENT_IP_HEADER = env_str("TRUSTED_CLIENT_IP_HEADER")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -76,6 +94,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "portal.middleware.PublicErrorPagesMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -115,6 +134,8 @@ if _database_url:
         )
     }
 else:
+    # Created (or tightened) before SQLite opens it: its -wal and -shm files take the database's mode.
+    _private("PORTAL_DATA_DIR", private_file, DATA_DIR / "db.sqlite3")
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
@@ -169,10 +190,13 @@ CELERY_RESULT_EXPIRES = 24 * 3600
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
-# Files. Public media may be served; private files (answers, bundles) never are.
+# Files. Public media may be served; private files (answers, bundles) never are, and only the portal's own
+# user may read them: PRIVATE_ROOT and PORTAL_DATA_DIR/cache (local copies, parsed answers) are 0700 folders.
 MEDIA_ROOT = DATA_DIR / "media"
 MEDIA_URL = "/media/"
 PRIVATE_ROOT = Path(env_str("PORTAL_PRIVATE_ROOT", str(DATA_DIR / "private")))
+_private("PORTAL_PRIVATE_ROOT", private_folder, PRIVATE_ROOT)
+_private("PORTAL_DATA_DIR", private_folder, DATA_DIR / "cache")
 STATIC_URL = "/static/"
 STATIC_ROOT = DATA_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
@@ -209,7 +233,12 @@ else:
     }
     _private_storage = {
         "BACKEND": "django.core.files.storage.FileSystemStorage",
-        "OPTIONS": {"location": PRIVATE_ROOT, "base_url": None},
+        "OPTIONS": {
+            "location": PRIVATE_ROOT,
+            "base_url": None,
+            "file_permissions_mode": 0o600,
+            "directory_permissions_mode": 0o700,
+        },
     }
 STORAGES = {
     "default": _default_storage,
@@ -230,6 +259,16 @@ ACCOUNT_LOGIN_METHODS = {"email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
 ACCOUNT_EMAIL_VERIFICATION = env_choice("ACCOUNT_EMAIL_VERIFICATION", "optional", ("none", "optional", "mandatory"))
 ACCOUNT_UNIQUE_EMAIL = True
+ACCOUNT_ADAPTER = "portal.accounts.adapter.AccountAdapter"
+# Failed logins count per account (whatever the address) and per client address (whatever the account),
+# in the cache; a success takes its attempt back. Behind a proxy the client address needs TRUSTED_PROXY_COUNT,
+# else every visitor shares the proxy's address and one of them could lock all the others out.
+LOGIN_FAILURES_PER_ACCOUNT = env_rate("LOGIN_FAILURES_PER_ACCOUNT", "5/5m")
+LOGIN_FAILURES_PER_IP = env_rate("LOGIN_FAILURES_PER_IP", "10/m")
+_per_ip, _per_account = parse_rate(LOGIN_FAILURES_PER_IP), parse_rate(LOGIN_FAILURES_PER_ACCOUNT)
+ACCOUNT_RATE_LIMITS = {  # allauth's spelling: count/window/what is counted ("key" is the email address)
+    "login_failed": f"{_per_ip[0]}/{_per_ip[1]}s/ip,{_per_account[0]}/{_per_account[1]}s/key",
+}
 LOGIN_REDIRECT_URL = "team"
 ACCOUNT_LOGOUT_REDIRECT_URL = "home"
 AUTH_PASSWORD_VALIDATORS = [
@@ -278,7 +317,17 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    "DEFAULT_THROTTLE_CLASSES": [
+        "portal.api.throttles.AnonymousRateThrottle",
+        "portal.api.throttles.AccountRateThrottle",
+        "portal.api.throttles.UploadRateThrottle",
+    ],
+    # Our throttles find the client by portal/client_ip.py; this holds any other DRF throttle to the same rule.
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
 }
+API_RATE_ANONYMOUS = env_rate("API_RATE_ANONYMOUS", "120/m")
+API_RATE_AUTHENTICATED = env_rate("API_RATE_AUTHENTICATED", "300/m")
+API_RATE_UPLOADS = env_rate("API_RATE_UPLOADS", "30/h")
 SPECTACULAR_SETTINGS = {
     "TITLE": "MLE portal API",
     "DESCRIPTION": "Run bundles in, re-graded results and a trustworthy leaderboard out.",
@@ -295,23 +344,36 @@ BUNDLE_MAX_BYTES = env_int("BUNDLE_MAX_BYTES", 4 * 1024**3, minimum=1024)
 BUNDLE_MAX_FILES = env_int("BUNDLE_MAX_FILES", 20000, minimum=1)
 BUNDLE_MAX_UNPACKED_BYTES = env_int("BUNDLE_MAX_UNPACKED_BYTES", 16 * 1024**3, minimum=1024)
 BUNDLE_MAX_SUBMISSION_BYTES = env_int("BUNDLE_MAX_SUBMISSION_BYTES", 512 * 1024**2, minimum=1024)
+# Runs a bundle may hold: this many per competition, and the split's size times this in all.
+BUNDLE_MAX_SEEDS = env_int("BUNDLE_MAX_SEEDS", 20, minimum=1)
 SUBMISSION_DAILY_QUOTA = env_int("SUBMISSION_DAILY_QUOTA", 10, minimum=0)
 GRADING_SOFT_TIME_LIMIT = env_int("GRADING_SOFT_TIME_LIMIT", 600, minimum=1)
 GRADING_HARD_TIME_LIMIT = env_int("GRADING_HARD_TIME_LIMIT", 660, minimum=2)
 GRADING_THREADS = env_int("GRADING_THREADS", 1, minimum=1)
+# The scheduler keeps at most this many runs waiting in the broker, picked fairly across teams and submissions.
+GRADING_MAX_QUEUED = env_int("GRADING_MAX_QUEUED", 8, minimum=1)
+# A run still queued this long after being sent is sent again (sooner when a run queued after it was claimed).
+GRADING_RESEND_SECONDS = env_int("GRADING_RESEND_SECONDS", 300, minimum=10)
+# Each worker process beats this often; one silent for WORKER_LOST_SECONDS is dead and its runs are re-queued.
+WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 10, minimum=1)
+WORKER_LOST_SECONDS = env_int("WORKER_LOST_SECONDS", 30, minimum=2)
+if WORKER_LOST_SECONDS <= WORKER_HEARTBEAT_SECONDS:
+    raise ImproperlyConfigured(
+        f"WORKER_LOST_SECONDS={WORKER_LOST_SECONDS} must be longer than WORKER_HEARTBEAT_SECONDS={WORKER_HEARTBEAT_SECONDS}"
+    )
 SUBMISSION_DEADLINE_MINUTES = env_int("SUBMISSION_DEADLINE_MINUTES", 360, minimum=1)
 # Uploads stream to disk beside the private files (so keeping one is a rename, not a copy).
-FILE_UPLOAD_TEMP_DIR = DATA_DIR / "uploads-in-progress"
-FILE_UPLOAD_TEMP_DIR.mkdir(parents=True, exist_ok=True)
+FILE_UPLOAD_TEMP_DIR = _private("PORTAL_DATA_DIR", private_folder, DATA_DIR / "uploads-in-progress")
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024**2
 FILE_UPLOAD_HANDLERS = [
     "grading.uploads.BundleSizeLimit",
     "django.core.files.uploadhandler.MemoryFileUploadHandler",
     "django.core.files.uploadhandler.TemporaryFileUploadHandler",
 ]
-FILE_UPLOAD_PERMISSIONS = 0o640
+FILE_UPLOAD_PERMISSIONS = 0o600
+FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
 CELERY_BEAT_SCHEDULE = {
-    "grading-watchdog": {"task": "grading.tasks.watchdog", "schedule": env_int("WATCHDOG_SECONDS", 60, minimum=5)},
+    "grading-watchdog": {"task": "grading.tasks.watchdog", "schedule": env_int("WATCHDOG_SECONDS", 15, minimum=5)},
 }
 
 LANGUAGE_CODE = "en-us"

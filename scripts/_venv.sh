@@ -33,13 +33,14 @@ ensure_venv() {
     "$(find_python)" -m venv .venv
   fi
   # Reinstall only when the lock files or pyproject.toml changed.
-  local stamp=".venv/.installed-$(cat requirements.lock "$lock" pyproject.toml | sha256sum | cut -c1-16)"
+  # One stamp per lock file, so that scripts/run and scripts/test do not undo each other's.
+  local stamp=".venv/.installed-${lock%.lock}-$(cat requirements.lock "$lock" pyproject.toml | sha256sum | cut -c1-16)"
   if [ ! -f "$stamp" ]; then
     echo "Installing locked packages from $lock into .venv ..."
     .venv/bin/python -m pip install -q --disable-pip-version-check -r "$lock"
     .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e . 2>/dev/null ||
       .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -e .
-    rm -f .venv/.installed-*
+    rm -f .venv/.installed-"${lock%.lock}"-*
     touch "$stamp"
   fi
   export PATH="$PWD/.venv/bin:$PATH"

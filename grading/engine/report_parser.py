@@ -39,7 +39,7 @@ def parse_grading_report(data: str | bytes | Mapping[str, Any]) -> RunGroupRepor
     A file of MLE-bench's ``grade-sample`` holds one competition report; it comes back as a run group of
     one with no claimed totals. Totals, when present, must all be present and are kept as claimed.
     """
-    obj = _load(data) if isinstance(data, (str, bytes, bytearray)) else data
+    obj = load_report_json(data) if isinstance(data, (str, bytes, bytearray)) else data
     if not isinstance(obj, Mapping):
         raise MalformedReport(f"the report must be a JSON object, got {_kind(obj)}")
     if "competition_reports" not in obj:
@@ -52,7 +52,7 @@ def parse_grading_report(data: str | bytes | Mapping[str, Any]) -> RunGroupRepor
     reports = tuple(
         parse_competition_report(item, where=f"competition_reports[{i}]") for i, item in enumerate(items)
     )
-    return RunGroupReport(competition_reports=reports, claimed_totals=_totals(obj))
+    return RunGroupReport(competition_reports=reports, claimed_totals=parse_totals(obj))
 
 
 def parse_competition_report(obj: Any, *, where: str = "report") -> CompetitionReport:
@@ -81,7 +81,14 @@ def parse_competition_report(obj: Any, *, where: str = "report") -> CompetitionR
     score = obj["score"]
     if score is not None:
         score = _number(score, f"{where}.score", "a number or null")
-    floats = {name: _number(obj[name], f"{where}.{name}", "a number") for name in _FLOAT_FIELDS}
+    medals_known = obj.get("medals_known", True)
+    if not isinstance(medals_known, bool):
+        raise MalformedReport(f"{where}.medals_known: expected true or false, got {_show(medals_known)}")
+    # Null thresholds belong to a report of unknown medals (no leaderboard yet), which says so.
+    floats = {
+        name: None if obj[name] is None and not medals_known else _number(obj[name], f"{where}.{name}", "a number")
+        for name in _FLOAT_FIELDS
+    }
     bools: dict[str, bool] = {}
     for name in _BOOL_FIELDS:
         if not isinstance(obj[name], bool):
@@ -116,11 +123,13 @@ def parse_competition_report(obj: Any, *, where: str = "report") -> CompetitionR
         is_lower_better=bools["is_lower_better"],
         created_at=created_at,
         submission_path=path,
+        medals_known=medals_known,
         reason=reason,
     )
 
 
-def _load(data: str | bytes | bytearray) -> Any:
+def load_report_json(data: str | bytes | bytearray) -> Any:
+    """The report file's JSON, refused with MalformedReport when it is not JSON we can store."""
     try:
         # MLE-bench writes NaN for a NaN score (Python's json allows it), so we accept it too.
         return safe_json.loads(data, allow_nan=True, object_pairs_hook=_no_duplicate_keys)
@@ -138,7 +147,7 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return seen
 
 
-def _totals(obj: Mapping[str, Any]) -> dict[str, int] | None:
+def parse_totals(obj: Mapping[str, Any]) -> dict[str, int] | None:
     present = [name for name in TOTAL_FIELDS if name in obj]
     if not present:
         return None

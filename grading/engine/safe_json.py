@@ -136,3 +136,25 @@ def _path_of(frames: list[list[Any]]) -> str:
         elif key is not None:
             path += f".{key}" if path else str(key)
     return path
+
+
+NAN_MARKER: Final = "score_is_nan"
+
+
+def storable_report(report: dict[str, Any]) -> dict[str, Any]:
+    """A competition report as a JSON column can hold it. A NaN score (a valid submission that earns
+    nothing, which MLE-bench writes as NaN) becomes null with ``score_is_nan: true``: PostgreSQL's jsonb
+    and strict JSON clients refuse NaN."""
+    score = report.get("score")
+    if isinstance(score, float) and math.isnan(score):
+        return {**report, "score": None, NAN_MARKER: True}
+    return report
+
+
+def restored_report(report: dict[str, Any]) -> dict[str, Any]:
+    """The report as MLE-bench writes it: the marker turned back into a NaN score."""
+    if not report.get(NAN_MARKER):
+        return report
+    restored = {key: value for key, value in report.items() if key != NAN_MARKER}
+    restored["score"] = math.nan
+    return restored

@@ -32,6 +32,7 @@ def _outcome(run: Run) -> RunOutcome:
         submission_exists=bool(report.get("submission_exists")), valid_submission=bool(report.get("valid_submission")),
         gold=bool(report.get("gold_medal")), silver=bool(report.get("silver_medal")),
         bronze=bool(report.get("bronze_medal")), above_median=bool(report.get("above_median")),
+        medals_known=report.get("medals_known", True),
     )
 
 
@@ -49,12 +50,17 @@ def submission_finish(*, submission_id: int) -> None:
                          has_file=bool(run.submission_file), claimed=run.claimed, regraded=run.regraded or {})
         for run in runs
     ]
-    claimed_ids = Counter(run.claimed["competition_id"] for run in runs if run.claimed)
+    # Every entry of the team's reports, matched to a run or not (read at intake); older submissions
+    # recorded only the matched ones.
+    report = submission.report_claims or {}
+    claimed_ids = Counter(report.get("entries_per_competition")
+                          or Counter(run.claimed["competition_id"] for run in runs if run.claimed))
     flags = [
         *checks.score_mismatches(graded),
         *checks.missing_submissions(graded),
         *checks.coverage(runs=graded, split_members=members, seeds_declared=int(submission.manifest.get("seeds") or 0)),
         *checks.report_without_runs(claimed_ids=claimed_ids, runs=graded),
+        *checks.report_problems(report.get("problems") or []),
     ]
     if submission.report_only:
         flags.append(checks.FlagData(code="report_only", severity="blocking", key="bundle",

@@ -1,7 +1,14 @@
-"""Intake of an uploaded bundle: safe extraction and validation before anything is written to the database."""
+"""Intake of an uploaded bundle: everything in it is read and validated once, here, before any row exists.
+
+The archive is unpacked safely, the manifest, layout, seeds and the team's own reports are read, and the
+number of runs is checked; only then are the submission, its runs (with their seeds and the team's claims)
+written, in one transaction. A bad bundle is a 400 that leaves no row and no file, and nothing that
+happens after the 202 depends on reading the bundle's files again, except grading each submission.csv.
+"""
 
 import shutil
 import uuid
+from collections import Counter
 from pathlib import Path
 
 from django.conf import settings
@@ -10,12 +17,13 @@ from django.core.files.storage import storages
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
-from competitions.models import CompetitionPack
+from competitions.models import Competition, CompetitionPack
 from competitions.selectors import current_benchmark
 from grading.bundles.bundle import Bundle, read_bundle
 from grading.bundles.errors import BundleError
 from grading.bundles.limits import Limits
-from grading.models import Submission
+from grading.models import Run, Submission
+from grading.services import scheduling
 from grading.services.submissions import (
     SubmissionRefused,
     archive_name,
@@ -24,20 +32,24 @@ from grading.services.submissions import (
     submission_folder,
 )
 from portal.accounts.models import Team
+from portal.private_files import private_opener
 
-# A submission has one row per answers row, so where the answers file itself is large (13 million rows
-# of icecube-neutrinos-in-deep-ice) an honest submission may pass the flat limit; it may then be up to
-# this many times its competition's answers file.
-SUBMISSION_ANSWERS_FACTOR = 2
+# Packs imported before the honest bound was recorded fall back to this many times their answers file.
+LEGACY_ANSWERS_FACTOR = 2
 
 
 def _submission_limits(benchmark) -> dict[str, int]:
-    """The largest submission.csv accepted per competition slug."""
+    """The largest submission.csv accepted per competition slug: the largest size an honest submission to
+    it can reach (rows x the widest honest row, recorded at pack import: h-and-m's twelve articles for
+    each of 1.37 M customers, icecube's 13 M rows), and never less than BUNDLE_MAX_SUBMISSION_BYTES."""
     floor = settings.BUNDLE_MAX_SUBMISSION_BYTES
     sizes = CompetitionPack.objects.filter(competition__benchmark=benchmark).values_list(
-        "competition__slug", "answers_bytes"
+        "competition__slug", "max_submission_bytes", "answers_bytes"
     )
-    return {slug: max(floor, SUBMISSION_ANSWERS_FACTOR * (size or 0)) for slug, size in sizes}
+    return {
+        slug: max(floor, honest if honest is not None else LEGACY_ANSWERS_FACTOR * (answers or 0))
+        for slug, honest, answers in sizes
+    }
 
 
 def _limits(submission_limits: dict[str, int]) -> Limits:
@@ -61,6 +73,59 @@ def _check_submission_sizes(bundle: Bundle, submission_limits: dict[str, int]) -
             )
 
 
+def _check_run_count(bundle: Bundle, competitions: dict[str, Competition]) -> None:
+    """A bundle holds at most BUNDLE_MAX_SEEDS runs per competition and its split's size times that in all:
+    every run is a grading task, and one bundle must not fill the queue for everyone."""
+    most = settings.BUNDLE_MAX_SEEDS
+    split = bundle.manifest.benchmark.split
+    split_size = sum(split in c.splits for c in competitions.values()) or len(competitions)
+    runs = bundle.layout.runs
+    if len(runs) > split_size * most:
+        raise BundleError(
+            "too_many_runs",
+            f"the bundle holds {len(runs)} runs; a {split} bundle may hold at most {split_size * most} "
+            f"({split_size} competitions x {most} seeds)",
+            {"runs": len(runs), "limit": split_size * most},
+        )
+    per_competition = Counter(run.competition_id for run in runs)
+    competition_id, count = max(per_competition.items(), key=lambda item: item[1], default=("", 0))
+    if count > most:
+        raise BundleError(
+            "too_many_runs",
+            f"the bundle holds {count} runs of {competition_id}; at most {most} seeds of one competition "
+            "are graded",
+            {"competition_id": competition_id, "runs": count, "limit": most},
+        )
+
+
+def _runs_for(submission: Submission, bundle: Bundle, competitions: dict[str, Competition]) -> list[Run]:
+    seeds = {(s.run_group, s.run_id): s.seed for s in bundle.seeds}
+    return [
+        Run(
+            submission=submission,
+            competition=competitions[run.competition_id],
+            seed=seeds[(run.run_group, run.run_id)],
+            run_group=run.run_group,
+            run_id=run.run_id,
+            # Relative to the unpacked archive, which is what submission_bundle_root gives back later
+            # (the layout's root may be one wrapping folder below it).
+            submission_file=str(run.submission.relative_to(bundle.archive.root)) if run.submission else "",
+            claimed=bundle.claims.by_run.get((run.run_group, run.run_id)),
+        )
+        for run in bundle.layout.runs
+    ]
+
+
+def _report_claims(bundle: Bundle) -> dict:
+    return {
+        "entries_per_competition": dict(bundle.claims.entries_per_competition),
+        "problems": [
+            {"file": found.file, "problems": list(found.problems), "total": found.total}
+            for found in bundle.claims.problems
+        ],
+    }
+
+
 def submission_create(*, team: Team, user, upload: UploadedFile) -> Submission:
     """Check quota, extract and validate the bundle, then record the submission and queue its pipeline.
 
@@ -74,17 +139,18 @@ def submission_create(*, team: Team, user, upload: UploadedFile) -> Submission:
     if benchmark is None:
         raise SubmissionRefused(status=503, code="no_benchmark",
                                 message="No benchmark is loaded on this portal yet; an operator runs load_competitions.")
-    known = set(benchmark.competitions.values_list("slug", flat=True))
+    competitions = {c.slug: c for c in Competition.objects.filter(benchmark=benchmark)}
 
     staging = Path(settings.PRIVATE_ROOT) / "submissions" / f"incoming-{uuid.uuid4().hex}"
-    staging.mkdir(parents=True)
+    staging.mkdir(parents=True, mode=0o700)
     archive = staging / "bundle.archive"
     try:
         _keep_upload(upload, archive)
         submission_limits = _submission_limits(benchmark)
-        bundle = read_bundle(archive=archive, target=staging / "bundle", known_competition_ids=known,
+        bundle = read_bundle(archive=archive, target=staging / "bundle", known_competition_ids=competitions.keys(),
                              limits=_limits(submission_limits))
         _check_submission_sizes(bundle, submission_limits)
+        _check_run_count(bundle, competitions)
         from grading.tasks import validate_submission
 
         with transaction.atomic():
@@ -93,10 +159,13 @@ def submission_create(*, team: Team, user, upload: UploadedFile) -> Submission:
             _check_quota(team)
             submission = Submission.objects.create(
                 team=team, created_by=user, benchmark=benchmark, manifest=dict(bundle.manifest.raw),
-                bundle_bytes=upload.size, report_only=bundle.report_only,
+                bundle_bytes=upload.size, report_only=bundle.report_only, report_claims=_report_claims(bundle),
+                progress_total=len(bundle.layout.runs),
             )
+            Run.objects.bulk_create(_runs_for(submission, bundle, competitions))
             final = submission_folder(submission)
             staging.rename(final)
+            scheduling.runs_rank(submission_id=submission.pk)  # here, where the files are (remote storage)
             if private_storage_is_remote():
                 # Workers on other machines fetch the archive from the shared (S3) storage.
                 with (final / "bundle.archive").open("rb") as handle:
@@ -134,6 +203,6 @@ def _keep_upload(upload: UploadedFile, target: Path) -> None:
             return
         except OSError:
             pass
-    with target.open("wb") as out:
+    with open(target, "wb", opener=private_opener) as out:
         for chunk in upload.chunks(1 << 20):
             out.write(chunk)

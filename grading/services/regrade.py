@@ -3,10 +3,12 @@
 from django.db import transaction
 
 from grading.models import Flag, Run, Submission
+from grading.services.scheduling import runs_dispatch
 from grading.services.submissions import submission_transition
 
 S = Submission.Status
-REGRADABLE = (S.IN_REVIEW, S.PUBLISHED, S.FAILED)
+# A failed submission's files are removed (the team uploads again), so only graded ones can be re-graded.
+REGRADABLE = (S.IN_REVIEW, S.PUBLISHED)
 
 
 def submission_regrade(*, submission_id: int) -> bool:
@@ -14,24 +16,19 @@ def submission_regrade(*, submission_id: int) -> bool:
 
     The team's claims and maintainers' decided flags stay; open flags and aggregates are made anew.
     """
-    from grading.tasks import grade_run, validate_submission
-
     with transaction.atomic():
-        has_runs = Run.objects.filter(submission_id=submission_id).exists()
-        if not has_runs:
-            # Nothing was validated (a failure before runs existed, or a report-only bundle): start over.
-            if not submission_transition(submission_id=submission_id, to=S.RECEIVED, expected=(S.FAILED,)):
-                return _report_only_regrade(submission_id)
-            transaction.on_commit(lambda: validate_submission.delay(submission_id))
-            return True
+        if not Run.objects.filter(submission_id=submission_id).exists():
+            return _report_only_regrade(submission_id)
         if not submission_transition(submission_id=submission_id, to=S.GRADING, expected=REGRADABLE,
                                      reason="re-grading on a maintainer's request"):
             return False
-        Run.objects.filter(submission_id=submission_id).update(status=Run.Status.PENDING, claimed_at=None)
+        Run.objects.filter(submission_id=submission_id).update(
+            status=Run.Status.PENDING, queued_at=None, claimed_at=None
+        )
         Flag.objects.filter(submission_id=submission_id, resolution="").delete()
         Submission.objects.filter(pk=submission_id).update(progress_done=0, notified_at=None, comparable=False)
-        ids = list(Run.objects.filter(submission_id=submission_id).values_list("pk", flat=True))
-        transaction.on_commit(lambda: [grade_run.delay(pk) for pk in ids])
+        # The scheduler sends its runs among everyone else's, fairly.
+        transaction.on_commit(runs_dispatch)
     return True
 
 

@@ -58,6 +58,17 @@ def test_the_run_command_serves_the_portal_with_a_worker_and_stops_on_ctrl_c(tmp
         lite = json.loads(body)["results"]
         assert len(lite) == 22 and all(c["gradable"] for c in lite)
 
+        # DEBUG is on here, yet visitors get the portal's own pages: no URL pattern listing, JSON under /api/.
+        status, body = _get(f"http://127.0.0.1:{port}/no-such-page/")
+        assert status == 404 and "There is nothing at this address." in body
+        assert "URLconf" not in body and "api/v1/" not in body.replace('href="/api/docs/"', "")
+        status, body = _get(f"http://127.0.0.1:{port}/api/whatever")
+        assert status == 404 and json.loads(body)["error"]["code"] == "not_found"
+        status, body = _get(f"http://127.0.0.1:{port}/static/css/portal.css")
+        assert status == 200 and body
+        assert oct((tmp_path / "data" / "db.sqlite3").stat().st_mode & 0o777) == "0o600"
+        assert oct((tmp_path / "data" / "private").stat().st_mode & 0o777) == "0o700"
+
         # The worker started by the run command answers a task sent through the filesystem broker.
         ping = subprocess.run(
             [str(REPO / ".venv" / "bin" / "python"), "-c",
@@ -77,3 +88,134 @@ def test_the_run_command_serves_the_portal_with_a_worker_and_stops_on_ctrl_c(tmp
         _get(f"http://127.0.0.1:{port}/healthz")
     leftover = subprocess.run(["pgrep", "-f", f"runserver 127.0.0.1:{port}"], capture_output=True, text=True)
     assert leftover.stdout.strip() == ""
+
+
+# --- supervision: a worker that dies is restarted, Ctrl-C stops everything within seconds -------------
+
+
+@pytest.fixture(scope="module")
+def run_data(tmp_path_factory) -> Path:
+    """One data folder for the supervision tests: only the first start writes the demo packs."""
+    return tmp_path_factory.mktemp("run-data")
+
+
+def _group_alive(pgid: int) -> list[tuple[int, str]]:
+    """Processes of a process group that still run (the killed ones' zombies may wait a moment for init)."""
+    alive = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            alive.append((int(stat.parent.name), fields[0]))
+    return alive
+
+
+class RunCommand:
+    def __init__(self, data: Path, log_path: Path, **env):
+        self.port, self.data = _free_port(), data
+        clean = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "PORTAL_DATA_DIR")}
+        clean.update({"PORT": str(self.port), "PORTAL_DATA_DIR": str(data), **env})
+        self.log = log_path.open("w+")
+        self.process = subprocess.Popen([str(REPO / "scripts" / "run")], cwd=REPO, env=clean, stdout=self.log,
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+
+    def output(self) -> str:
+        self.log.seek(0)
+        return self.log.read()
+
+    def healthz(self) -> int | None:
+        try:
+            return _get(f"http://127.0.0.1:{self.port}/healthz")[0]
+        except OSError:
+            return None
+
+    def wait_until(self, condition, what: str, timeout: float = 300) -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            assert self.process.poll() is None, f"{what}: scripts/run exited:\n{self.output()[-5000:]}"
+            assert time.monotonic() < deadline, f"{what} after {timeout}s:\n{self.output()[-5000:]}"
+            time.sleep(0.3)
+
+    def worker(self) -> int | None:
+        """The pid of the worker's main process: the leader of the process group scripts/run gave it."""
+        found = subprocess.run(["pgrep", "-f", f"{self.data}/celerybeat-schedule"], capture_output=True, text=True)
+        for pid in map(int, found.stdout.split()):
+            try:
+                if os.getpgid(pid) == pid:
+                    return pid
+            except ProcessLookupError:
+                pass
+        return None
+
+    def kill_worker(self) -> int:
+        pid = self.worker()
+        assert pid is not None, self.output()
+        os.killpg(pid, signal.SIGKILL)
+        return pid
+
+    def ping(self) -> str:
+        env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+        return subprocess.run(
+            [str(REPO / ".venv" / "bin" / "python"), "-c",
+             "import django; django.setup(); from portal.tasks import ping; print(ping.delay('x').get(timeout=60))"],
+            cwd=REPO, env={**env, "PORTAL_DATA_DIR": str(self.data), "DJANGO_SETTINGS_MODULE": "portal.settings"},
+            capture_output=True, text=True, timeout=90,
+        ).stdout
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+        leftover = self.worker()
+        if leftover:
+            os.killpg(leftover, signal.SIGKILL)
+
+
+@pytest.mark.worker
+def test_the_run_command_restarts_a_killed_worker_keeps_serving_and_stops_within_seconds_on_ctrl_c(
+    run_data, tmp_path
+):
+    run = RunCommand(run_data, tmp_path / "run.log")
+    try:
+        run.wait_until(lambda: run.healthz() == 200 and run.worker(), "the portal is not up")
+        first = run.kill_worker()
+        assert run.healthz() == 200  # the web server does not go down with the worker
+        run.wait_until(lambda: run.worker() not in (None, first), "the worker was not started again", timeout=60)
+        assert "The worker stopped (killed by SIGKILL); starting it again (1 of 5)." in run.output()
+        assert "'echo': 'x'" in run.ping()  # the new worker takes tasks
+        assert run.healthz() == 200 and run.process.poll() is None
+
+        second = run.worker()
+        os.killpg(run.process.pid, signal.SIGINT)
+        started = time.monotonic()
+        run.process.wait(timeout=30)
+        assert time.monotonic() - started < 6, run.output()
+        assert run.process.returncode == 130 and "Stopping web server and worker ..." in run.output()
+        deadline = time.monotonic() + 3
+        while _group_alive(second) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _group_alive(second) == []  # nothing of the worker's process group is left
+        assert run.healthz() is None
+    finally:
+        run.stop()
+
+
+@pytest.mark.worker
+def test_the_run_command_gives_up_on_a_worker_that_keeps_dying_and_says_why(run_data, tmp_path):
+    run = RunCommand(run_data, tmp_path / "run.log", PORTAL_WORKER_RESTARTS="1")
+    try:
+        run.wait_until(lambda: run.healthz() == 200 and run.worker(), "the portal is not up")
+        first = run.kill_worker()
+        run.wait_until(lambda: run.worker() not in (None, first), "the worker was not started again", timeout=60)
+        run.kill_worker()
+        run.process.wait(timeout=30)
+        output = run.output()
+        assert run.process.returncode == 1
+        assert "starting it again (1 of 1)" in output
+        assert ("The worker stopped again (killed by SIGKILL) after 1 restarts, each time within 600 s of starting: "
+                "it is not started again (PORTAL_WORKER_RESTARTS=1).") in output
+        assert run.healthz() is None and run.worker() is None
+    finally:
+        run.stop()
