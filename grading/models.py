@@ -13,16 +13,17 @@ class Submission(models.Model):
         IN_REVIEW = "in_review"
         PUBLISHED = "published"
         REJECTED = "rejected"
+        CHANGES_REQUESTED = "changes_requested"  # a maintainer asked the team to upload again
         FAILED = "failed"
 
-    FINAL_STATUSES = (Status.IN_REVIEW, Status.PUBLISHED, Status.REJECTED, Status.FAILED)
+    FINAL_STATUSES = (Status.IN_REVIEW, Status.PUBLISHED, Status.REJECTED, Status.CHANGES_REQUESTED, Status.FAILED)
     # Rejected and failed submissions do not count against the team's daily quota.
     NOT_COUNTED = (Status.REJECTED, Status.FAILED)
 
     team = models.ForeignKey("accounts.Team", on_delete=models.PROTECT, related_name="submissions")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
     benchmark = models.ForeignKey("competitions.Benchmark", on_delete=models.PROTECT, related_name="submissions")
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.RECEIVED)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.RECEIVED)
     status_reason = models.TextField(blank=True)
     status_changed_at = models.DateTimeField(auto_now_add=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -40,6 +41,16 @@ class Submission(models.Model):
     comparable = models.BooleanField(default=False)
     aggregation_version = models.CharField(max_length=30, blank=True)
     notified_at = models.DateTimeField(null=True, blank=True)
+    # The comparability rule's verdict, stored by the checking step and after each review decision:
+    # {"comparable": bool, "reasons": [text], "tiers": {"<tier>": {"comparable": bool, "reasons": [text]}}}.
+    comparability = models.JSONField(default=dict, blank=True)
+    # A maintainer's decision on the whole entry (Decision values; blank: none) and its public reason.
+    review_decision = models.CharField(max_length=20, blank=True)
+    review_reason = models.TextField(blank=True)
+    replaces = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="replaced_by",
+        help_text="The earlier submission a maintainer asked the team to upload again",
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -121,6 +132,15 @@ class TierAggregate(models.Model):
         constraints = [models.UniqueConstraint(fields=["submission", "tier", "kind"], name="aggregate_unique")]
 
 
+class Decision(models.TextChoices):
+    """What a maintainer decides on a flag or a whole entry (SPEC section 6, review decision)."""
+
+    ACCEPT = "accept"  # the flag stops blocking
+    NON_COMPARABLE = "non_comparable"  # listed, but in the non-comparable table, with the reason as footnote
+    REJECT = "reject"  # not listed
+    REQUEST_CHANGES = "request_changes"  # the team is asked to upload again
+
+
 class Flag(models.Model):
     class Severity(models.TextChoices):
         BLOCKING = "blocking"
@@ -134,9 +154,38 @@ class Flag(models.Model):
     message = models.TextField()
     evidence = models.JSONField(default=dict)
     key = models.CharField(max_length=200, help_text="What the flag is about, unique per code (e.g. competition/seed)")
-    resolution = models.TextField(blank=True)
+    resolution = models.TextField(blank=True, help_text="The decision's public reason")
     created_at = models.DateTimeField(auto_now_add=True)
+    # SHA-256 of what the flag says (code, key, severity, tiers, message, evidence): a re-check that yields the
+    # same fingerprint keeps the decision; a changed one reopens it.
+    fingerprint = models.CharField(max_length=64, blank=True)
+    decision = models.CharField(max_length=20, choices=Decision.choices, blank=True)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                   related_name="+")
+    decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["severity", "code", "key"]
         constraints = [models.UniqueConstraint(fields=["submission", "code", "key"], name="flag_unique")]
+
+
+class ReviewEvent(models.Model):
+    """One line of an entry's public audit trail: a decision, a team's answer, a flag reopened, a publication."""
+
+    class Kind(models.TextChoices):
+        DECISION = "decision"
+        TEAM_ANSWER = "team_answer"
+        REOPENED = "reopened"  # a re-check changed the evidence of a decided flag
+        PUBLISHED = "published"
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="review_events")
+    flag = models.ForeignKey(Flag, on_delete=models.SET_NULL, null=True, blank=True, related_name="events")
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                              related_name="+")
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    decision = models.CharField(max_length=20, choices=Decision.choices, blank=True)
+    reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
