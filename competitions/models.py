@@ -127,3 +127,45 @@ class CompetitionPack(models.Model):
     source = models.CharField(max_length=300, help_text="Where the pack was imported from")
     source_layout = models.CharField(max_length=20)
     imported_at = models.DateTimeField(auto_now=True)
+
+
+class KnownIssue(models.Model):
+    """A known weakness of a benchmark version (MECHANICS (i)): a test-label leak, a grader loophole, other.
+
+    Shipped in competitions/data/<benchmark>/known_issues.json and loaded by load_competitions, which adds
+    what is new and never overwrites a maintainer's edit (edited=True) or brings back one they deleted.
+    """
+
+    class Kind(models.TextChoices):
+        LEAK = "leak", "test-label leak (known_leaky_competition)"
+        LOOPHOLE = "loophole", "grader loophole (grader_loophole)"
+        OTHER = "other", "other"
+
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="known_issues")
+    competition_slug = models.CharField(max_length=100)
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    description = models.TextField()
+    data = models.JSONField(default=dict, blank=True,
+                            help_text='For a loophole, how to detect it, e.g. {"detector": "empty_cells"}')
+    shipped_key = models.CharField(max_length=200, blank=True, help_text="The shipped entry it came from; empty: added here")
+    edited = models.BooleanField(default=False, help_text="Changed by a maintainer: later loads leave it as it is")
+
+    class Meta:
+        ordering = ["benchmark", "competition_slug", "kind"]
+        constraints = [
+            models.UniqueConstraint(fields=["benchmark", "shipped_key"], condition=~models.Q(shipped_key=""),
+                                    name="known_issue_unique_shipped"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.competition_slug}: {self.kind}"
+
+
+class KnownIssueRemoval(models.Model):
+    """A shipped known issue a maintainer deleted, so that the next load does not bring it back."""
+
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="+")
+    shipped_key = models.CharField(max_length=200)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["benchmark", "shipped_key"], name="known_issue_removal_unique")]

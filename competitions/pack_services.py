@@ -16,7 +16,6 @@ from competitions.models import Competition, CompetitionPack
 from competitions.packs import (
     FoundPack,
     PackError,
-    file_sha256,
     find_packs,
     read_description,
     resolve_mlebench_file,
@@ -25,6 +24,7 @@ from competitions.selectors import LeaderboardInForce
 from competitions.services import competition_leaderboard_apply
 from grading.engine import csvio
 from grading.engine.errors import AnswersProblem
+from grading.engine.hashing import file_sha256
 from grading.engine.medals import read_leaderboard
 from grading.engine.registry import GraderRef, get_grader, run_grader
 from grading.engine.submission_size import honest_size, list_lengths_from_params

@@ -26,7 +26,6 @@ Which leaderboard then judges the answers is decided by ``competitions.selectors
 MLE-bench data directory.
 """
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -149,11 +148,3 @@ def read_description(path: Path | None) -> str:
         raise PackError(f"{path} is larger than {MAX_DESCRIPTION_BYTES} bytes; a description should be text.")
     return path.read_text(errors="replace")
 
-
-def file_sha256(path: Path) -> str:
-    """A file's SHA-256, read in 1 MiB blocks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()

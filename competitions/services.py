@@ -5,7 +5,7 @@ from dataclasses import fields as dataclass_fields
 
 from django.db import transaction
 
-from competitions.models import Benchmark, Competition, CompetitionPack
+from competitions.models import Benchmark, Competition, CompetitionPack, KnownIssue, KnownIssueRemoval
 from competitions.selectors import LeaderboardInForce, competition_leaderboard_in_force, leaderboard_in_force
 from competitions.shipped import ShippedBenchmark, read_benchmark
 from grading.engine.medals import thresholds_from_leaderboard
@@ -72,7 +72,36 @@ def competitions_load(*, shipped: ShippedBenchmark | None = None) -> tuple[Bench
                 setattr(current, name, value)
             current.save()
             updated += 1
+    known_issues_load(benchmark=benchmark, issues=shipped.known_issues)
     return benchmark, created, updated
+
+
+def known_issues_load(*, benchmark: Benchmark, issues: list[dict]) -> int:
+    """Add or refresh the shipped known issues; a maintainer's edit or deletion wins. Returns how many changed."""
+    existing = {issue.shipped_key: issue for issue in KnownIssue.objects.filter(benchmark=benchmark).exclude(shipped_key="")}
+    removed = set(KnownIssueRemoval.objects.filter(benchmark=benchmark).values_list("shipped_key", flat=True))
+    changed = 0
+    for item in issues:
+        fields = {"competition_slug": item["competition"], "kind": item["kind"], "description": item["description"],
+                  "data": item.get("data") or {}}
+        current = existing.get(item["key"])
+        if item["key"] in removed or (current is not None and current.edited):
+            continue
+        if current is None:
+            KnownIssue.objects.create(benchmark=benchmark, shipped_key=item["key"], **fields)
+            changed += 1
+        elif any(getattr(current, name) != value for name, value in fields.items()):
+            KnownIssue.objects.filter(pk=current.pk).update(**fields)
+            changed += 1
+    return changed
+
+
+def known_issue_delete(*, issue: KnownIssue) -> None:
+    """Delete a known issue; a shipped one stays deleted on later loads."""
+    with transaction.atomic():
+        if issue.shipped_key:
+            KnownIssueRemoval.objects.get_or_create(benchmark_id=issue.benchmark_id, shipped_key=issue.shipped_key)
+        issue.delete()
 
 
 def competition_leaderboard_apply(*, competition: Competition, pack: CompetitionPack) -> LeaderboardInForce:

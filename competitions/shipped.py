@@ -50,6 +50,8 @@ class ShippedBenchmark:
     commit: str
     source_url: str
     competitions: list[ShippedCompetition]
+    # Known leaks, loopholes and other issues of this version: {key, competition, kind, description, data}.
+    known_issues: list[dict] = field(default_factory=list)
 
 
 def read_benchmark(folder: Path = DATA_ROOT / "mlebench-v1") -> ShippedBenchmark:
@@ -100,7 +102,18 @@ def read_benchmark(folder: Path = DATA_ROOT / "mlebench-v1") -> ShippedBenchmark
         commit=source["commit"],
         source_url=f"https://{source['repo']}",
         competitions=competitions,
+        known_issues=_known_issues(folder / "known_issues.json"),
     )
+
+
+def _known_issues(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    return [
+        {"key": item["key"], "competition": item["competition"], "kind": item["kind"],
+         "description": item["description"], "data": item.get("data") or {}}
+        for item in json.loads(path.read_text())["issues"]
+    ]
 
 
 def _official_thresholds(path: Path) -> dict[str, Thresholds]:

@@ -18,7 +18,7 @@ from competitions.demo.answers import DemoAnswers, Size, expected_rows, generate
 from competitions.demo.catalog import BENCHMARK, CompetitionFacts, grader_choice, split_ids
 from competitions.demo.csvio import write_csv, write_jsonl
 from competitions.demo.leaderboard import DEFAULT_GRADE_ROWS, DEFAULT_TEAMS, simulate_leaderboard
-from competitions.packs import file_sha256
+from grading.engine.hashing import file_sha256
 
 Layout = Literal["portal", "mlebench"]
 PACK_SCHEMA = "demo-pack/1"

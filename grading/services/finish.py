@@ -1,7 +1,9 @@
 """The checking step: aggregates per tier, flags, comparability, the final status, the team's email."""
 
+import hashlib
+import json
 import logging
-from collections import Counter
+from pathlib import Path
 
 from django.conf import settings
 from django.core.mail import send_mail
@@ -9,10 +11,19 @@ from django.db import transaction
 from django.utils import timezone
 
 from competitions.models import Competition
+from competitions.models import KnownIssue as KnownIssueRow
 from grading import checks
-from grading.models import Flag, Run, Submission, TierAggregate
-from grading.services.submissions import submission_transition
+from grading.bundles.errors import BundleError
+from grading.bundles.manifest import parse_manifest
+from grading.checks import duplicate_submissions
+from grading.checks.context import (
+    BoardVersion, CheckContext, CheckSettings, CompetitionFacts, KnownIssue, OtherEntry, RunFiles,
+)
+from grading.models import Flag, ReviewEvent, Run, Submission, TierAggregate
+from grading.services.publication import submission_publish_if_ready
+from grading.services.submissions import submission_bundle_root, submission_folder
 from leaderboard.aggregation import AGGREGATION_VERSION, RunOutcome, aggregate, format_mean_sem
+from portal.private_files import private_opener
 
 logger = logging.getLogger(__name__)
 S = Submission.Status
@@ -37,34 +48,16 @@ def _outcome(run: Run) -> RunOutcome:
 
 
 def submission_finish(*, submission_id: int) -> None:
-    submission = Submission.objects.select_related("team").filter(pk=submission_id, status=S.CHECKING).first()
+    submission = Submission.objects.select_related("team", "benchmark").filter(pk=submission_id, status=S.CHECKING).first()
     if submission is None:
         return
     runs = list(Run.objects.filter(submission=submission).select_related("competition"))
     tiers = SPLIT_TIERS.get(submission.split, [])
     members = tier_members(benchmark_id=submission.benchmark_id, tiers=tiers)
     outcomes = [_outcome(run) for run in runs]
-
-    graded = [
-        checks.GradedRun(competition_id=run.competition.slug, seed=run.seed, run_path=f"runs/{run.run_group}/{run.run_id}",
-                         has_file=bool(run.submission_file), claimed=run.claimed, regraded=run.regraded or {})
-        for run in runs
-    ]
-    # Every entry of the team's reports, matched to a run or not (read at intake); older submissions
-    # recorded only the matched ones.
-    report = submission.report_claims or {}
-    claimed_ids = Counter(report.get("entries_per_competition")
-                          or Counter(run.claimed["competition_id"] for run in runs if run.claimed))
-    flags = [
-        *checks.score_mismatches(graded),
-        *checks.missing_submissions(graded),
-        *checks.coverage(runs=graded, split_members=members, seeds_declared=int(submission.manifest.get("seeds") or 0)),
-        *checks.report_without_runs(claimed_ids=claimed_ids, runs=graded),
-        *checks.report_problems(report.get("problems") or []),
-    ]
-    if submission.report_only:
-        flags.append(checks.FlagData(code="report_only", severity="blocking", key="bundle",
-                                     message="The bundle holds only grading reports: nothing could be re-graded."))
+    context = check_context(submission=submission, runs=runs, members=members)
+    flags = checks.run_checks(context)
+    _index_write(submission=submission, context=context)
 
     with transaction.atomic():
         for tier, split in members.items():
@@ -74,19 +67,143 @@ def submission_finish(*, submission_id: int) -> None:
                     defaults={"data": aggregate(outcomes, split=split, padded=kind == TierAggregate.Kind.PADDED),
                               "version": AGGREGATION_VERSION},
                 )
-        for flag in flags:
-            Flag.objects.update_or_create(
-                submission=submission, code=flag.code, key=flag.key,
-                defaults={"severity": flag.severity, "tiers": flag.tiers, "message": flag.message, "evidence": flag.evidence},
-            )
-        blocking = [f for f in flags if f.severity == Flag.Severity.BLOCKING]
-        complete = {tier: (aggregate(outcomes, split=split, padded=False) or {}).get("seeds", 0) for tier, split in members.items()}
-        comparable = bool(tiers) and not submission.report_only and not blocking and all(n >= 3 for n in complete.values())
-        Submission.objects.filter(pk=submission_id).update(comparable=comparable, aggregation_version=AGGREGATION_VERSION)
-        to = S.IN_REVIEW if any(f.severity != Flag.Severity.INFO for f in flags) else S.PUBLISHED
-        reason = f"{len(flags)} flag(s) for a maintainer to review" if to == S.IN_REVIEW else ""
-        if submission_transition(submission_id=submission_id, to=to, reason=reason, expected=(S.CHECKING,)):
+        flags_store(submission_id=submission_id, flags=flags)
+        Submission.objects.filter(pk=submission_id).update(aggregation_version=AGGREGATION_VERSION)
+        submission_publish_if_ready(submission_id=submission_id)
+        if not Submission.objects.filter(pk=submission_id, status=S.CHECKING).exists():
             transaction.on_commit(lambda: submission_notify(submission_id=submission_id))
+
+
+def flag_fingerprint(flag: checks.FlagData) -> str:
+    """What a maintainer's decision was about: a re-check that changes any of it reopens the decision."""
+    body = json.dumps([flag.code, flag.key, flag.severity, sorted(flag.tiers), flag.message, flag.evidence],
+                      sort_keys=True, default=str, ensure_ascii=True)
+    return hashlib.sha256(body.encode()).hexdigest()
+
+
+def flags_store(*, submission_id: int, flags: list[checks.FlagData]) -> None:
+    """Store the checks' flags: unchanged ones keep their decision, changed decided ones are reopened,
+    undecided ones no longer raised are deleted (decided ones stay, with their history)."""
+    existing = {(f.code, f.key): f for f in Flag.objects.select_for_update().filter(submission_id=submission_id)}
+    for flag in flags:
+        fingerprint = flag_fingerprint(flag)
+        fields = {"severity": flag.severity, "tiers": flag.tiers, "message": flag.message, "evidence": flag.evidence,
+                  "fingerprint": fingerprint}
+        row = existing.pop((flag.code, flag.key), None)
+        if row is None:
+            Flag.objects.create(submission_id=submission_id, code=flag.code, key=flag.key, **fields)
+            continue
+        if row.fingerprint == fingerprint:
+            continue
+        decided = bool(row.decision or row.resolution)
+        if decided and row.fingerprint:
+            fields.update(decision="", decided_by=None, decided_at=None, resolution="")
+            ReviewEvent.objects.create(
+                submission_id=submission_id, flag=row, kind=ReviewEvent.Kind.REOPENED,
+                reason=f"The re-check changed the evidence of {flag.code} ({flag.key}); the earlier decision "
+                       f"({row.decision or 'resolved'}) no longer applies.",
+            )
+        Flag.objects.filter(pk=row.pk).update(**fields)
+    stale = [row.pk for row in existing.values() if not row.decision and not row.resolution]
+    Flag.objects.filter(pk__in=stale).delete()
+
+
+def check_context(*, submission: Submission, runs: list[Run], members: dict[str, list[str]]) -> CheckContext:
+    """The checks' view of a submission: its unpacked bundle, claims and re-grade, the board's facts."""
+    root = submission_bundle_root(submission)
+    try:
+        manifest = parse_manifest(data=submission.manifest) if submission.manifest else None
+    except BundleError:
+        manifest = None
+    layout_root = _layout_root(root)
+    run_files = []
+    for run in runs:
+        folder = layout_root / "runs" / run.run_group / run.run_id if layout_root else None
+        file = root / run.submission_file if run.submission_file else None
+        run_files.append(RunFiles(
+            competition_id=run.competition.slug, seed=run.seed, run_path=f"runs/{run.run_group}/{run.run_id}",
+            folder=folder if folder is not None and folder.is_dir() else None,
+            submission=file if file is not None and file.is_file() else None,
+            claimed=run.claimed, regraded=run.regraded or {},
+        ))
+    benchmark = submission.benchmark
+    return CheckContext(
+        manifest=manifest, runs=tuple(run_files), report_claims=submission.report_claims or {},
+        report_only=submission.report_only, competitions=competition_facts(benchmark_id=benchmark.pk),
+        tier_members=members, known_issues=known_issues(benchmark_id=benchmark.pk),
+        board=BoardVersion(name=benchmark.name, version=benchmark.version, commit=benchmark.commit),
+        other_entries=tuple(_other_entries(submission)), settings=check_settings(),
+    )
+
+
+def check_settings() -> CheckSettings:
+    return CheckSettings(
+        scan_max_hits=settings.CHECK_SCAN_MAX_HITS, scan_context_lines=settings.CHECK_SCAN_CONTEXT_LINES,
+        scan_max_line_bytes=settings.CHECK_SCAN_MAX_LINE_BYTES, scan_max_bytes=settings.CHECK_SCAN_MAX_BYTES,
+        implausible_margin=settings.CHECK_IMPLAUSIBLE_MARGIN_PERCENT / 100,
+        code_similarity=settings.CHECK_CODE_SIMILARITY_PERCENT / 100,
+        runtime_tolerance=settings.CHECK_RUNTIME_TOLERANCE_PERCENT / 100,
+    )
+
+
+def competition_facts(*, benchmark_id: int) -> dict[str, CompetitionFacts]:
+    return {
+        c.slug: CompetitionFacts(
+            slug=c.slug, answers_file=c.answers_file, higher_is_better=c.higher_is_better,
+            is_lower_better=c.is_lower_better, gold_threshold=c.gold_threshold, median_threshold=c.median_threshold,
+            leaderboard_best=c.leaderboard_scores[0] if c.leaderboard_scores else None,
+            submission_columns=tuple(c.submission_columns or ()), id_column=c.id_column,
+        )
+        for c in Competition.objects.filter(benchmark_id=benchmark_id)
+    }
+
+
+def known_issues(*, benchmark_id: int) -> tuple[KnownIssue, ...]:
+    return tuple(
+        KnownIssue(competition=i.competition_slug, kind=i.kind, description=i.description, data=i.data or {})
+        for i in KnownIssueRow.objects.filter(benchmark_id=benchmark_id)
+    )
+
+
+def _layout_root(root: Path) -> Path | None:
+    if (root / "manifest.json").is_file() or (root / "runs").is_dir():
+        return root
+    if root.is_dir():
+        inner = [child for child in root.iterdir() if child.is_dir()]
+        if len(inner) == 1:
+            return inner[0]
+    return None
+
+
+# Other teams' entries are compared through a small index their checking step left beside their files
+# (submission hashes, normalised code); entries checked before it existed are not compared.
+INDEX_NAME = "check_index.json"
+
+
+def _index_write(*, submission: Submission, context: CheckContext) -> None:
+    index = duplicate_submissions.entry_index(context)
+    path = submission_folder(submission) / INDEX_NAME
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", opener=private_opener) as f:
+            json.dump({"team": submission.team.name, **index}, f)
+    except OSError:
+        logger.warning("could not write the check index of submission %s", submission.pk)
+
+
+def _other_entries(submission: Submission) -> list[OtherEntry]:
+    others = (Submission.objects.filter(benchmark_id=submission.benchmark_id)
+              .exclude(team_id=submission.team_id).exclude(status__in=Submission.NOT_COUNTED).only("pk"))
+    found = []
+    for other in others:
+        path = submission_folder(other) / INDEX_NAME
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        found.append(OtherEntry(submission_id=other.pk, team=data.get("team", ""),
+                                submission_hashes=data.get("submission_hashes") or {}, code=data.get("code") or {}))
+    return found
 
 
 def submission_notify(*, submission_id: int) -> None:

@@ -25,7 +25,7 @@ def submission_regrade(*, submission_id: int) -> bool:
         Run.objects.filter(submission_id=submission_id).update(
             status=Run.Status.PENDING, queued_at=None, claimed_at=None
         )
-        Flag.objects.filter(submission_id=submission_id, resolution="").delete()
+        Flag.objects.filter(submission_id=submission_id, resolution="", decision="").delete()
         Submission.objects.filter(pk=submission_id).update(progress_done=0, notified_at=None, comparable=False)
         # The scheduler sends its runs among everyone else's, fairly.
         transaction.on_commit(runs_dispatch)

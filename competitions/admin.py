@@ -1,0 +1,27 @@
+from django.contrib import admin
+
+from competitions.models import KnownIssue
+
+
+@admin.register(KnownIssue)
+class KnownIssueAdmin(admin.ModelAdmin):
+    list_display = ("competition_slug", "kind", "benchmark", "description", "edited")
+    list_filter = ("benchmark", "kind")
+    search_fields = ("competition_slug", "description")
+    readonly_fields = ("shipped_key", "edited")
+
+    def save_model(self, request, obj, form, change):
+        if change and obj.shipped_key:
+            obj.edited = True  # later loads of the shipped data leave it as the maintainer made it
+        super().save_model(request, obj, form, change)
+
+    def delete_model(self, request, obj):
+        from competitions.services import known_issue_delete
+
+        known_issue_delete(issue=obj)
+
+    def delete_queryset(self, request, queryset):
+        from competitions.services import known_issue_delete
+
+        for issue in queryset:
+            known_issue_delete(issue=issue)

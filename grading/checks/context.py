@@ -1,0 +1,149 @@
+"""Everything the checks read, as plain data: the bundle's parsed parts, the re-grade, the board's facts.
+
+The checking step (grading/services/finish.py) builds a CheckContext from the database and the unpacked
+bundle; tests build one from a run group written in code. Nothing here imports Django.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from grading.bundles.manifest import Manifest
+from grading.checks.base import GradedRun
+from grading.checks.scan import ScanResult, scan_files, walk_files
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckSettings:
+    """The thresholds of the checks (Django settings CHECK_*, read by the checking step)."""
+
+    scan_max_hits: int = 5  # hits shown per pattern; the total is always counted
+    scan_context_lines: int = 2
+    scan_max_line_bytes: int = 65536
+    scan_max_bytes: int = 8 * 1024**3  # read per submission, logs and code together
+    implausible_margin: float = 1.0  # beyond gold by this many (gold - median) spreads
+    perfect_tolerance: float = 1e-4
+    code_similarity: float = 0.9  # difflib ratio from which two teams' code for a competition is near-identical
+    code_compare_chars: int = 50_000  # of each run's code, normalised, kept for cross-team comparison
+    runtime_tolerance: float = 0.1  # a run may exceed the declared runtime by this share before it is flagged
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunFiles:
+    """One run of the bundle: where its files are and what was claimed and re-graded for it."""
+
+    competition_id: str
+    seed: int
+    run_path: str  # "runs/<run_group>/<run_id>"
+    folder: Path | None  # on disk; None when the files are gone
+    submission: Path | None
+    claimed: dict | None = None
+    regraded: dict = field(default_factory=dict)
+
+    @property
+    def graded(self) -> GradedRun:
+        return GradedRun(competition_id=self.competition_id, seed=self.seed, run_path=self.run_path,
+                         has_file=self.submission is not None, claimed=self.claimed, regraded=self.regraded)
+
+    def log_files(self) -> list[Path]:
+        if self.folder is None:
+            return []
+        run_log = self.folder / "run.log"
+        found = [run_log] if run_log.is_file() else []
+        return found + (walk_files(self.folder / "logs") if (self.folder / "logs").is_dir() else [])
+
+    def code_files(self) -> list[Path]:
+        if self.folder is None or not (self.folder / "code").is_dir():
+            return []
+        return walk_files(self.folder / "code")
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompetitionFacts:
+    slug: str
+    answers_file: str = ""  # e.g. "prepared/private/test.csv"
+    higher_is_better: bool = True
+    is_lower_better: bool | None = None  # from the leaderboard in force
+    gold_threshold: float | None = None
+    median_threshold: float | None = None
+    leaderboard_best: float | None = None
+    submission_columns: tuple[str, ...] = ()
+    id_column: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class KnownIssue:
+    competition: str
+    kind: str  # "leak", "loophole" or "other"
+    description: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class OtherEntry:
+    """Another team's entry, as its checking step indexed it: file hashes and normalised code per run."""
+
+    submission_id: int
+    team: str
+    submission_hashes: Mapping[str, str]  # sha256 -> "competition/seed-N"
+    code: Mapping[str, str]  # "competition/seed-N" -> normalised code
+
+
+@dataclass(frozen=True, kw_only=True)
+class BoardVersion:
+    name: str = "mle-bench"
+    version: str = ""
+    commit: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckContext:
+    manifest: Manifest | None
+    runs: tuple[RunFiles, ...] = ()
+    report_claims: Mapping[str, Any] = field(default_factory=dict)
+    report_only: bool = False
+    competitions: Mapping[str, CompetitionFacts] = field(default_factory=dict)
+    tier_members: Mapping[str, list[str]] = field(default_factory=dict)
+    known_issues: tuple[KnownIssue, ...] = ()
+    board: BoardVersion = BoardVersion()
+    other_entries: tuple[OtherEntry, ...] = ()
+    settings: CheckSettings = CheckSettings()
+    cache: dict = field(default_factory=dict, compare=False, repr=False)  # what several checks compute once
+
+    @property
+    def graded(self) -> list[GradedRun]:
+        return [run.graded for run in self.runs]
+
+    @property
+    def seeds_declared(self) -> int:
+        return int(self.manifest.seeds or 0) if self.manifest else 0
+
+    def tiers_of(self, competition_id: str) -> list[str]:
+        return [tier for tier, members in self.tier_members.items() if competition_id in members]
+
+    def tiers_of_all(self, competition_ids) -> list[str]:
+        wanted = set(competition_ids)
+        return [tier for tier, members in self.tier_members.items() if wanted & set(members)]
+
+    def files(self) -> list[tuple[str, Path, str]]:
+        """(label relative to the bundle, path, "logs"|"code") for every log and code file of every run."""
+        found = []
+        for run in self.runs:
+            for kind, paths in (("logs", run.log_files()), ("code", run.code_files())):
+                for path in paths:
+                    found.append((f"{run.run_path}/{path.relative_to(run.folder).as_posix()}", path, kind))
+        return found
+
+    @cached_property
+    def scan(self) -> ScanResult:
+        """One pass over every log and code file with every check's patterns (shared by the checks)."""
+        from grading.checks.patterns import all_patterns
+
+        s = self.settings
+        return scan_files(self.files(), patterns=all_patterns(self), max_hits=s.scan_max_hits,
+                          context_lines=s.scan_context_lines, max_line_bytes=s.scan_max_line_bytes,
+                          max_bytes=s.scan_max_bytes)

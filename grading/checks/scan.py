@@ -1,0 +1,237 @@
+"""The streaming scanner of logs and code: many patterns, one pass per file, bounded memory.
+
+Real bundles hold hundreds of MB of logs, binary junk, 10 MB lines (progress bars redrawn with ``\\r``,
+base64 blobs), bytes that are not UTF-8 and thousands of files. A file is read in chunks of ``CHUNK``
+bytes; a line longer than ``max_line_bytes`` is cut into pieces of that size (a match across a cut can be
+missed, which no honest or hostile log needs). Every pattern's expression runs at once through RE2 (Arrow's
+compute kernels: linear time, no backtracking) over each chunk; only a chunk with a candidate is split
+into lines, and only candidate lines meet Python's own expressions (and the patterns' exclusions).
+Lines are decoded leniently (UTF-8, undecodable bytes replaced) only for the excerpts shown.
+Patterns must therefore be written in the syntax both engines share (no look-arounds, no back-references).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+CHUNK = 1 << 20
+BINARY_PROBE = 8192
+BINARY_SUFFIXES = frozenset({
+    ".pt", ".pth", ".ckpt", ".bin", ".pkl", ".pickle", ".joblib", ".npy", ".npz", ".h5", ".hdf5", ".onnx",
+    ".parquet", ".feather", ".arrow", ".safetensors", ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff",
+    ".zip", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".7z", ".tar", ".whl", ".so", ".o", ".pyc", ".mat", ".dcm",
+    ".wav", ".mp3", ".mp4", ".avi", ".pdf",
+})
+EXCERPT_CHARS = 240  # of a shown line: a 10 MB line is shown as the part around the hit
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One thing to look for: ``regex`` (case-insensitive, over bytes) finds the line, ``exclude`` drops
+    lines that are honest after all; ``where`` says whether it applies to logs, code or both."""
+
+    name: str
+    regex: re.Pattern[bytes]
+    exclude: re.Pattern[bytes] | None = None
+    where: str = "both"  # "logs", "code" or "both"
+
+
+def pattern(name: str, regex: str, *, exclude: str | None = None, where: str = "both") -> Pattern:
+    return Pattern(
+        name=name, regex=re.compile(regex.encode(), re.I),
+        exclude=re.compile(exclude.encode(), re.I) if exclude else None, where=where,
+    )
+
+
+@dataclass
+class Hit:
+    file: str
+    line: int
+    excerpt: list[str]  # the hit's line and a few around it, each "NNN: text"
+
+    def as_dict(self) -> dict:
+        return {"file": self.file, "line": self.line, "excerpt": self.excerpt}
+
+
+@dataclass
+class PatternResult:
+    total: int = 0
+    files: set[str] = field(default_factory=set)
+    hits: list[Hit] = field(default_factory=list)
+
+    def as_evidence(self) -> dict:
+        return {"total": self.total, "files": len(self.files), "hits": [h.as_dict() for h in self.hits]}
+
+
+@dataclass
+class ScanResult:
+    by_pattern: dict[str, PatternResult] = field(default_factory=dict)
+    files_scanned: int = 0
+    bytes_scanned: int = 0
+    skipped_binary: list[str] = field(default_factory=list)
+    truncated: bool = False  # the byte budget ran out before every file was read
+
+    def get(self, name: str) -> PatternResult:
+        return self.by_pattern.get(name) or PatternResult()
+
+
+def _decode(raw: bytes) -> str:
+    text = raw.decode("utf-8", errors="replace").replace("\r", " ").replace("\t", " ")
+    return "".join(ch if ch.isprintable() else "\N{REPLACEMENT CHARACTER}" for ch in text)
+
+
+def _shown(raw: bytes, *, at: int | None = None) -> str:
+    if len(raw) > EXCERPT_CHARS:
+        start = max(0, (at or 0) - EXCERPT_CHARS // 2)
+        raw = raw[start:start + EXCERPT_CHARS]
+        return ("…" if start else "") + _decode(raw) + "…"
+    return _decode(raw)
+
+
+def is_binary(path: Path) -> bool:
+    if path.suffix.lower() in BINARY_SUFFIXES:
+        return True
+    try:
+        with path.open("rb") as f:
+            probe = f.read(BINARY_PROBE)
+    except OSError:
+        return True
+    return b"\0" in probe
+
+
+def combined(patterns: Sequence[Pattern]) -> str:
+    """One RE2 expression that matches wherever any of the patterns may (a superset: a prefilter)."""
+    return "|".join(f"(?:{p.regex.pattern.decode('latin-1')})" for p in patterns)
+
+
+class _FileScan:
+    """One file's scan: its label, the patterns for its kind, where the hits go."""
+
+    def __init__(self, *, label: str, patterns: Sequence[Pattern], result: ScanResult, max_hits: int,
+                 context_lines: int, prefilter: str | None = None):
+        self.label, self.patterns, self.result = label, patterns, result
+        self.max_hits, self.context_lines = max_hits, context_lines
+        self.combined = prefilter or combined(patterns)
+
+    def buffer(self, data: bytes, *, first_line: int) -> None:
+        """Scan complete lines ``data`` (ending with a newline, or a cut piece) starting at ``first_line``.
+
+        RE2 (through Arrow, linear time) runs every pattern at once over the chunk; only a chunk with a
+        candidate is split into lines, and only candidate lines meet Python's regular expressions."""
+        chunk = pa.array([data], pa.binary())
+        if pc.find_substring_regex(chunk, self.combined, ignore_case=True)[0].as_py() == -1:
+            return
+        lines = pc.list_flatten(pc.split_pattern(chunk, b"\n"))
+        candidates = pc.indices_nonzero(pc.match_substring_regex(lines, self.combined, ignore_case=True))
+        for index in candidates.to_pylist():
+            line = lines[index].as_py()
+            for p in self.patterns:
+                match = p.regex.search(line)
+                if match and not (p.exclude and p.exclude.search(line)):
+                    self._record(p, lines, index, first_line, match.start())
+
+    def _record(self, p: Pattern, lines: pa.Array, index: int, first_line: int, column: int) -> None:
+        found = self.result.by_pattern.setdefault(p.name, PatternResult())
+        found.total += 1
+        found.files.add(self.label)
+        if len(found.hits) >= self.max_hits:
+            return
+        last = len(lines) - 1
+        if last > index and lines[last].as_py() == b"":
+            last -= 1  # the empty piece after a final newline is no line
+        low, high = max(0, index - self.context_lines), min(last, index + self.context_lines)
+        excerpt = [
+            f"{first_line + i}: {_shown(lines[i].as_py(), at=column if i == index else None)}" for i in range(low, high + 1)
+        ]
+        found.hits.append(Hit(file=self.label, line=first_line + index, excerpt=excerpt))
+
+
+def scan_file(path: Path, *, label: str, patterns: Sequence[Pattern], result: ScanResult, max_hits: int = 5,
+              context_lines: int = 2, max_line_bytes: int = 65536, budget: int | None = None,
+              prefilter: str | None = None) -> int:
+    """Scan one file; returns the bytes read. Binary files are skipped and listed."""
+    if not patterns:
+        return 0
+    if is_binary(path):
+        result.skipped_binary.append(label)
+        return 0
+    state = _FileScan(label=label, patterns=patterns, result=result, max_hits=max_hits, context_lines=context_lines,
+                      prefilter=prefilter)
+    carry = b""
+    line_no = 1
+    read = 0
+    result.files_scanned += 1
+    with path.open("rb") as f:
+        while True:
+            want = CHUNK if budget is None else min(CHUNK, budget - read)
+            data = f.read(want) if want > 0 else b""
+            if not data:
+                if want <= 0 and f.read(1):
+                    result.truncated = True
+                break
+            read += len(data)
+            buf = carry + data
+            cut = buf.rfind(b"\n")
+            if cut == -1:
+                if len(buf) <= max_line_bytes:
+                    carry = buf
+                    continue
+                # One very long line: scan it in pieces, none kept longer than max_line_bytes.
+                cut = len(buf) - 1
+                piece, carry = buf, b""
+                state.buffer(piece, first_line=line_no)
+                continue
+            complete, carry = buf[:cut + 1], buf[cut + 1:]
+            if len(carry) > max_line_bytes:
+                state.buffer(carry, first_line=line_no + complete.count(b"\n"))
+                carry = b""
+            state.buffer(complete, first_line=line_no)
+            line_no += complete.count(b"\n")
+        if carry:
+            state.buffer(carry, first_line=line_no)
+    result.bytes_scanned += read
+    return read
+
+
+def scan_files(files: Iterable[tuple[str, Path, str]], *, patterns: Sequence[Pattern], max_hits: int = 5,
+               context_lines: int = 2, max_line_bytes: int = 65536, max_bytes: int | None = None,
+               on_file: Callable[[str], None] | None = None) -> ScanResult:
+    """Scan (label, path, kind) files, kind "logs" or "code", with the patterns meant for that kind."""
+    result = ScanResult()
+    by_kind = {kind: [p for p in patterns if p.where in (kind, "both")] for kind in ("logs", "code")}
+    prefilters = {kind: combined(found) for kind, found in by_kind.items()}
+    left = max_bytes
+    for label, path, kind in files:
+        if left is not None and left <= 0:
+            result.truncated = True
+            break
+        try:
+            read = scan_file(path, label=label, patterns=by_kind[kind], result=result, max_hits=max_hits,
+                             context_lines=context_lines, max_line_bytes=max_line_bytes, budget=left,
+                             prefilter=prefilters[kind])
+        except OSError:
+            continue
+        if left is not None:
+            left -= read
+        if on_file:
+            on_file(label)
+    return result
+
+
+def walk_files(folder: Path) -> list[Path]:
+    """Every regular file below ``folder``, sorted, links not followed."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
+        dirnames.sort()
+        for name in sorted(filenames):
+            path = Path(dirpath) / name
+            if path.is_file() and not path.is_symlink():
+                found.append(path)
+    return found
