@@ -10,4 +10,8 @@ urlpatterns = [
     path("submissions/<int:submission_id>/grading-report/", apis.SubmissionGradingReportApi.as_view(),
          name="api_submission_grading_report"),
     path("submissions/<int:submission_id>/regrade/", apis.SubmissionRegradeApi.as_view(), name="api_submission_regrade"),
+    path("review/flags/", apis.ReviewFlagListApi.as_view(), name="api_review_flags"),
+    path("review/flags/<int:flag_id>/decision/", apis.ReviewFlagDecisionApi.as_view(), name="api_review_flag_decision"),
+    path("review/submissions/<int:submission_id>/decision/", apis.ReviewSubmissionDecisionApi.as_view(),
+         name="api_review_submission_decision"),
 ]

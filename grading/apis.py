@@ -5,7 +5,7 @@ import json
 from django.conf import settings
 from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
-from rest_framework import serializers, status
+from rest_framework import exceptions, serializers, status
 from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
@@ -15,9 +15,10 @@ from rest_framework.views import APIView
 from grading import selectors
 from grading.bundles.errors import BundleError
 from grading.bundles.seeds import RULE_TEXT
-from grading.models import Submission
+from grading.models import Decision, Flag, Submission
 from grading.services.intake import submission_create
 from grading.services.regrade import submission_regrade, submissions_regrade_all
+from grading.services.review import ReviewRefused, entry_decide, flag_decide
 from grading.services.submissions import SubmissionRefused
 from portal.accounts.models import Team
 from portal.accounts.selectors import is_maintainer, teams_for_user
@@ -37,6 +38,17 @@ class FlagSerializer(serializers.Serializer):
     message = serializers.CharField()
     evidence = serializers.JSONField()
     resolution = serializers.CharField()
+    decision = serializers.CharField()
+    decided_at = serializers.DateTimeField(allow_null=True)
+
+
+class ReviewEventSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    decision = serializers.CharField()
+    reason = serializers.CharField()
+    flag_id = serializers.IntegerField(allow_null=True)
+    actor = serializers.CharField(source="actor.username", default=None)
+    created_at = serializers.DateTimeField()
 
 
 class SubmissionSerializer(serializers.Serializer):
@@ -52,6 +64,10 @@ class SubmissionSerializer(serializers.Serializer):
     aggregates = serializers.SerializerMethodField()
     aggregation_version = serializers.CharField()
     comparable = serializers.BooleanField()
+    review_decision = serializers.CharField()
+    review_reason = serializers.CharField()
+    replaces = serializers.IntegerField(source="replaces_id", allow_null=True)
+    review_trail = serializers.SerializerMethodField()
     seed_rule = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
 
@@ -63,6 +79,9 @@ class SubmissionSerializer(serializers.Serializer):
 
     def get_aggregates(self, obj: Submission) -> dict:
         return selectors.submission_aggregates(obj)
+
+    def get_review_trail(self, obj: Submission) -> list:
+        return ReviewEventSerializer(selectors.review_events(obj), many=True).data
 
     def get_seed_rule(self, obj: Submission) -> str:
         return RULE_TEXT
@@ -90,6 +109,15 @@ def _team_for_upload(request: Request) -> Team:
     return teams.get()
 
 
+def _replaces_id(request: Request) -> int | None:
+    value = str(request.data.get("replaces") or request.query_params.get("replaces") or "").strip()
+    if not value:
+        return None
+    if not value.isdigit():
+        raise ApiError(status_code=400, code="invalid_replaces", message=f"replaces={value!r} is not a submission id.")
+    return int(value)
+
+
 class SubmissionListCreateApi(APIView):
     parser_classes = [MultiPartParser]
     throttle_scope = "uploads"  # its POST counts against API_RATE_UPLOADS (portal/api/throttles.py)
@@ -104,7 +132,10 @@ class SubmissionListCreateApi(APIView):
                                              context={"request": request}).data)
 
     @extend_schema(
-        request={"multipart/form-data": inline_serializer("BundleUpload", {"bundle": serializers.FileField()})},
+        request={"multipart/form-data": inline_serializer("BundleUpload", {
+            "bundle": serializers.FileField(),
+            "replaces": serializers.IntegerField(required=False, help_text=(
+                "The id of the team's submission in changes_requested that this upload replaces"))})},
         responses={202: inline_serializer("SubmissionAccepted", {"id": serializers.IntegerField(),
                                                                  "status": serializers.CharField(),
                                                                  "url": serializers.CharField()}),
@@ -123,7 +154,8 @@ class SubmissionListCreateApi(APIView):
             raise ApiError(status_code=400, code="bundle_required",
                            message="Send the bundle as the multipart/form-data field 'bundle'.")
         try:
-            submission = submission_create(team=team, user=request.user, upload=upload)
+            submission = submission_create(team=team, user=request.user, upload=upload,
+                                           replaces_id=_replaces_id(request))
         except BundleError as exc:
             raise ApiError(status_code=400, code=exc.code, message=exc.message, details=exc.details) from None
         except SubmissionRefused as exc:
@@ -199,3 +231,81 @@ class SubmissionRegradeAllApi(APIView):
     @extend_schema(request=None, responses={202: OpenApiResponse(description="queued")})
     def post(self, request: Request) -> Response:
         return Response({"queued": submissions_regrade_all()}, status=status.HTTP_202_ACCEPTED)
+
+
+# --- the review queue (SPEC section 6): maintainers only ----------------------------------------
+
+
+class ReviewerOnly(MaintainerOnly):
+    """Maintainers only; anyone else, signed in or not, gets 403 and learns nothing about the queue."""
+
+    def has_permission(self, request, view) -> bool:
+        if not super().has_permission(request, view):
+            raise exceptions.PermissionDenied(self.message)
+        return True
+
+
+class ReviewFlagSerializer(FlagSerializer):
+    submission_id = serializers.IntegerField()
+    team = serializers.CharField(source="submission.team.name")
+    created_at = serializers.DateTimeField()
+    decided_by = serializers.CharField(source="decided_by.username", default=None)
+
+
+class DecisionSerializer(serializers.Serializer):
+    decision = serializers.ChoiceField(choices=Decision.choices)
+    reason = serializers.CharField(allow_blank=True, help_text="Shown publicly in the entry's audit trail")
+
+
+class QueueFilterSerializer(serializers.Serializer):
+    code = serializers.CharField(required=False, default="")
+    severity = serializers.ChoiceField(choices=["blocking", "warning"], required=False, default="")
+    team = serializers.CharField(required=False, default="", help_text="a team's id or name")
+    older_than_days = serializers.IntegerField(required=False, min_value=0, max_value=3650, default=None)
+
+
+def _decide(call, **kwargs):
+    try:
+        return call(**kwargs)
+    except ReviewRefused as exc:
+        raise ApiError(status_code=exc.status, code=exc.code, message=exc.message) from None
+
+
+class ReviewFlagListApi(APIView):
+    permission_classes = [ReviewerOnly]
+
+    @extend_schema(parameters=[QueueFilterSerializer], responses=ReviewFlagSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        filters = QueueFilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        flags = selectors.open_flags(**filters.validated_data).select_related("decided_by")[:1000]
+        return Response(ReviewFlagSerializer(flags, many=True).data)
+
+
+DECISION_ERRORS = {400: OpenApiResponse(description="no reason, or an unknown decision"),
+                   403: OpenApiResponse(description="not a maintainer"),
+                   404: OpenApiResponse(description="no such flag or submission"),
+                   409: OpenApiResponse(description="the submission is neither in review nor published")}
+
+
+class ReviewFlagDecisionApi(APIView):
+    permission_classes = [ReviewerOnly]
+
+    @extend_schema(request=DecisionSerializer, responses={200: ReviewFlagSerializer, **DECISION_ERRORS})
+    def post(self, request: Request, flag_id: int) -> Response:
+        body = DecisionSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        flag = _decide(flag_decide, flag_id=flag_id, actor=request.user, **body.validated_data)
+        flag = Flag.objects.select_related("submission__team", "decided_by").get(pk=flag.pk)
+        return Response(ReviewFlagSerializer(flag).data)
+
+
+class ReviewSubmissionDecisionApi(APIView):
+    permission_classes = [ReviewerOnly]
+
+    @extend_schema(request=DecisionSerializer, responses={200: SubmissionSerializer, **DECISION_ERRORS})
+    def post(self, request: Request, submission_id: int) -> Response:
+        body = DecisionSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        submission = _decide(entry_decide, submission_id=submission_id, actor=request.user, **body.validated_data)
+        return Response(SubmissionSerializer(submission, context={"request": request}).data)

@@ -1,11 +1,17 @@
+from dataclasses import dataclass
+from datetime import timedelta
+from itertools import groupby
+from operator import attrgetter
+
 from django.contrib.auth.models import AbstractUser, AnonymousUser
 from django.db.models import Q, QuerySet
 from django.http import Http404
+from django.utils import timezone
 
 from grading.engine.report import build_run_group_report
 from grading.engine.safe_json import restored_report
 from grading.engine.report_parser import parse_competition_report
-from grading.models import Run, Submission, TierAggregate
+from grading.models import Decision, Flag, ReviewEvent, Run, Submission, TierAggregate
 from portal.accounts.selectors import is_maintainer
 
 
@@ -57,3 +63,60 @@ def submission_grading_report(submission: Submission) -> dict:
         and (run.regraded.get("gold_threshold") is not None or run.regraded.get("medals_known") is False)
     ]
     return build_run_group_report(reports).to_dict(with_reason=False)
+
+
+# --- the review queue (maintainers) -------------------------------------------------------------
+
+REVIEW_SEVERITIES = (Flag.Severity.BLOCKING, Flag.Severity.WARNING)
+REVIEWABLE = (Submission.Status.IN_REVIEW, Submission.Status.PUBLISHED)
+
+
+def open_flags(*, code: str = "", severity: str = "", team: str = "", older_than_days: int | None = None
+               ) -> QuerySet[Flag]:
+    """Flags waiting for a maintainer's decision, oldest submission first. `team` is a team's id or name."""
+    queryset = Flag.objects.filter(
+        decision="", severity__in=REVIEW_SEVERITIES, submission__status__in=REVIEWABLE
+    ).select_related("submission__team")
+    if code:
+        queryset = queryset.filter(code=code)
+    if severity:
+        queryset = queryset.filter(severity=severity)
+    if team:
+        by_team = Q(submission__team__name__iexact=team)
+        if team.isdigit():
+            by_team |= Q(submission__team_id=int(team))
+        queryset = queryset.filter(by_team)
+    if older_than_days is not None:
+        queryset = queryset.filter(created_at__lte=timezone.now() - timedelta(days=older_than_days))
+    return queryset.order_by("submission__created_at", "submission_id", "severity", "code", "key")
+
+
+@dataclass(frozen=True)
+class QueueEntry:
+    submission: Submission
+    flags: list[Flag]
+
+
+def review_queue(**filters) -> list[QueueEntry]:
+    """open_flags(**filters) grouped by submission, oldest first."""
+    return [QueueEntry(submission=submission, flags=list(flags))
+            for submission, flags in groupby(open_flags(**filters), key=attrgetter("submission"))]
+
+
+def review_codes() -> list[str]:
+    """The codes of the flags waiting for a decision, for the queue's filter."""
+    return sorted(set(open_flags().values_list("code", flat=True)))
+
+
+def review_events(submission: Submission) -> QuerySet[ReviewEvent]:
+    """The entry's public audit trail, oldest first."""
+    return submission.review_events.select_related("actor", "flag")
+
+
+def submission_footnotes(submission: Submission) -> list[str]:
+    """Why a maintainer lists the entry as non-comparable: its footnotes on the board."""
+    notes = submission.review_reason.split("\n") if submission.review_decision == Decision.NON_COMPARABLE else []
+    for reason in submission.flags.filter(decision=Decision.NON_COMPARABLE).values_list("resolution", flat=True):
+        if reason and reason not in notes:
+            notes.append(reason)
+    return [note for note in notes if note]

@@ -6,6 +6,10 @@ urlpatterns = [
     path("submit/", views.submit, name="submit"),
     path("submissions/<int:submission_id>/", views.submission_detail, name="submission_detail"),
     path("submissions/<int:submission_id>/regrade/", views.submission_regrade_view, name="submission_regrade"),
+    path("submissions/<int:submission_id>/answer/", views.submission_answer, name="submission_answer"),
     path("review/", views.review_queue, name="review"),
+    path("review/submissions/<int:submission_id>/", views.review_submission, name="review_submission"),
+    path("review/submissions/<int:submission_id>/decision/", views.review_entry_decide, name="review_entry_decide"),
+    path("review/flags/<int:flag_id>/decision/", views.review_flag_decide, name="review_flag_decide"),
     path("review/regrade-all/", views.regrade_all_view, name="regrade_all"),
 ]

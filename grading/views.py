@@ -1,12 +1,16 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from grading import selectors
 from grading.bundles.seeds import RULE_TEXT
+from grading.evidence import evidence_blocks, evidence_json
+from grading.forms import DecisionForm, QueueFilterForm, TeamAnswerForm
+from grading.models import Flag, Submission
+from grading.services.review import DECIDABLE, DECISION_WORDS, ReviewRefused, entry_decide, flag_decide, team_answer
 from grading.services.regrade import submission_regrade, submissions_regrade_all
 from portal.accounts.selectors import is_maintainer, teams_for_user
 
@@ -16,6 +20,8 @@ def submit(request: HttpRequest) -> HttpResponse:
     context = {
         "teams": teams_for_user(user=request.user),
         "submissions": selectors.submissions_of_teams(user=request.user)[:50],
+        "to_replace": selectors.submissions_of_teams(user=request.user).filter(
+            status=Submission.Status.CHANGES_REQUESTED),
     }
     return render(request, "grading/submit.html", context)
 
@@ -29,15 +35,95 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         "seed_rule": RULE_TEXT,
         "is_final": submission.status in submission.FINAL_STATUSES,
         "can_regrade": is_maintainer(request.user),
+        "events": selectors.review_events(submission),
+        "footnotes": selectors.submission_footnotes(submission),
+        "can_answer": request.user.is_authenticated and submission.team.memberships.filter(user=request.user).exists(),
+        "answer_form": TeamAnswerForm(),
     }
     return render(request, "grading/submission_detail.html", context)
 
 
-@login_required
-def review_queue(request: HttpRequest) -> HttpResponse:
+def _require_reviewer(request: HttpRequest) -> None:
+    # Anonymous visitors get the same 403 as team members: the queue's existence says nothing about anyone.
     if not is_maintainer(request.user):
         raise PermissionDenied("The review queue is for maintainers.")
-    return render(request, "grading/review.html", {"flags": []})
+
+
+def review_queue(request: HttpRequest) -> HttpResponse:
+    _require_reviewer(request)
+    form = QueueFilterForm(request.GET or None)
+    filters = {k: v for k, v in form.cleaned_data.items() if v not in ("", None)} if form.is_valid() else {}
+    entries = selectors.review_queue(**filters) if form.is_valid() or not request.GET else []
+    context = {"entries": entries, "form": form, "codes": selectors.review_codes(),
+               "flag_count": sum(len(entry.flags) for entry in entries)}
+    return render(request, "grading/review.html", context)
+
+
+def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
+    _require_reviewer(request)
+    submission = selectors.submission_get(user=request.user, submission_id=submission_id)
+    flags = [
+        {"flag": flag, "blocks": evidence_blocks(flag.evidence), "json": evidence_json(flag.evidence),
+         "form": DecisionForm(prefix=f"flag-{flag.pk}")}
+        for flag in submission.flags.select_related("decided_by")
+    ]
+    context = {
+        "submission": submission,
+        "flags": flags,
+        "runs": selectors.submission_runs(submission),
+        "aggregates": selectors.submission_aggregates(submission),
+        "events": selectors.review_events(submission),
+        "entry_form": DecisionForm(prefix="entry"),
+        "decidable": submission.status in DECIDABLE,
+    }
+    return render(request, "grading/review_submission.html", context)
+
+
+@require_POST
+def review_flag_decide(request: HttpRequest, flag_id: int) -> HttpResponse:
+    _require_reviewer(request)
+    flag = get_object_or_404(Flag, pk=flag_id)
+    form = DecisionForm(request.POST, prefix=f"flag-{flag.pk}")
+    if not form.is_valid():
+        messages.error(request, "Choose a decision and give a reason; the reason is shown publicly.")
+    else:
+        try:
+            flag_decide(flag_id=flag.pk, actor=request.user, **form.cleaned_data)
+            messages.success(request, f"Flag {flag.code} {DECISION_WORDS[form.cleaned_data['decision']]}.")
+        except ReviewRefused as exc:
+            messages.error(request, exc.message)
+    return redirect("review_submission", submission_id=flag.submission_id)
+
+
+@require_POST
+def review_entry_decide(request: HttpRequest, submission_id: int) -> HttpResponse:
+    _require_reviewer(request)
+    form = DecisionForm(request.POST, prefix="entry")
+    if not form.is_valid():
+        messages.error(request, "Choose a decision and give a reason; the reason is shown publicly.")
+    else:
+        try:
+            entry_decide(submission_id=submission_id, actor=request.user, **form.cleaned_data)
+            messages.success(request, f"Submission {submission_id} {DECISION_WORDS[form.cleaned_data['decision']]}.")
+        except ReviewRefused as exc:
+            messages.error(request, exc.message)
+    return redirect("review_submission", submission_id=submission_id)
+
+
+@login_required
+@require_POST
+def submission_answer(request: HttpRequest, submission_id: int) -> HttpResponse:
+    submission = selectors.submission_get(user=request.user, submission_id=submission_id)
+    form = TeamAnswerForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Write an answer before sending it.")
+        return redirect("submission_detail", submission_id=submission.pk)
+    try:
+        team_answer(submission_id=submission.pk, user=request.user, text=form.cleaned_data["text"])
+        messages.success(request, "Your answer is in the audit trail.")
+    except ReviewRefused as exc:
+        raise PermissionDenied(exc.message) if exc.status == 403 else Http404(exc.message) from None
+    return redirect("submission_detail", submission_id=submission.pk)
 
 
 def _require_maintainer(request: HttpRequest) -> None:

@@ -362,6 +362,14 @@ if WORKER_LOST_SECONDS <= WORKER_HEARTBEAT_SECONDS:
         f"WORKER_LOST_SECONDS={WORKER_LOST_SECONDS} must be longer than WORKER_HEARTBEAT_SECONDS={WORKER_HEARTBEAT_SECONDS}"
     )
 SUBMISSION_DEADLINE_MINUTES = env_int("SUBMISSION_DEADLINE_MINUTES", 360, minimum=1)
+# Fairness checks (grading/checks/): how much of the logs and code is read, shown and how strict the checks are.
+CHECK_SCAN_MAX_BYTES = env_int("CHECK_SCAN_MAX_BYTES", 8 * 1024**3, minimum=1024)
+CHECK_SCAN_MAX_HITS = env_int("CHECK_SCAN_MAX_HITS", 5, minimum=1)
+CHECK_SCAN_CONTEXT_LINES = env_int("CHECK_SCAN_CONTEXT_LINES", 2, minimum=0)
+CHECK_SCAN_MAX_LINE_BYTES = env_int("CHECK_SCAN_MAX_LINE_BYTES", 65536, minimum=256)
+CHECK_IMPLAUSIBLE_MARGIN_PERCENT = env_int("CHECK_IMPLAUSIBLE_MARGIN_PERCENT", 100, minimum=0)
+CHECK_CODE_SIMILARITY_PERCENT = env_int("CHECK_CODE_SIMILARITY_PERCENT", 90, minimum=1)
+CHECK_RUNTIME_TOLERANCE_PERCENT = env_int("CHECK_RUNTIME_TOLERANCE_PERCENT", 10, minimum=0)
 # Uploads stream to disk beside the private files (so keeping one is a rename, not a copy).
 FILE_UPLOAD_TEMP_DIR = _private("PORTAL_DATA_DIR", private_folder, DATA_DIR / "uploads-in-progress")
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024**2

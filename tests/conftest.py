@@ -213,3 +213,15 @@ def private_storage(settings, tmp_path):
                     "OPTIONS": {"location": root, "base_url": None}},
     }
     return root
+
+
+@pytest.fixture(autouse=True)
+def fresh_counters(settings):
+    """Rate-limit counters of this test alone: the same Redis, under a key prefix no other test uses.
+
+    Login and API counters (uploads: 30 an hour) are keyed by email address, account id and client address,
+    which repeat across tests and test runs (the test database restarts its ids), and they outlive a test by
+    their window; without this a test could be throttled by an earlier run's uploads.
+    """
+    settings.CACHES = {name: {**config, "KEY_PREFIX": f"test-{uuid.uuid4().hex}"}
+                       for name, config in settings.CACHES.items()}

@@ -126,11 +126,25 @@ def _report_claims(bundle: Bundle) -> dict:
     }
 
 
-def submission_create(*, team: Team, user, upload: UploadedFile) -> Submission:
+def _replaced(*, team: Team, replaces_id: int | None) -> Submission | None:
+    """The team's submission, in changes_requested, that a new upload replaces (a maintainer asked for it)."""
+    if replaces_id is None:
+        return None
+    replaced = Submission.objects.filter(pk=replaces_id, team=team, status=Submission.Status.CHANGES_REQUESTED).first()
+    if replaced is None:
+        raise SubmissionRefused(status=400, code="invalid_replaces",
+                                message=f"replaces={replaces_id}: only a submission of your team whose changes a "
+                                        "maintainer requested can be replaced.")
+    return replaced
+
+
+def submission_create(*, team: Team, user, upload: UploadedFile, replaces_id: int | None = None) -> Submission:
     """Check quota, extract and validate the bundle, then record the submission and queue its pipeline.
 
     A refused bundle raises BundleError or SubmissionRefused and leaves nothing: no row, no file.
+    `replaces_id` names the team's submission in changes_requested that this upload replaces.
     """
+    replaces = _replaced(team=team, replaces_id=replaces_id)
     if upload.size > settings.BUNDLE_MAX_BYTES:
         raise SubmissionRefused(status=413, code="too_large",
                                 message=f"The bundle is {upload.size} bytes; the limit is {settings.BUNDLE_MAX_BYTES}.")
@@ -160,7 +174,7 @@ def submission_create(*, team: Team, user, upload: UploadedFile) -> Submission:
             submission = Submission.objects.create(
                 team=team, created_by=user, benchmark=benchmark, manifest=dict(bundle.manifest.raw),
                 bundle_bytes=upload.size, report_only=bundle.report_only, report_claims=_report_claims(bundle),
-                progress_total=len(bundle.layout.runs),
+                progress_total=len(bundle.layout.runs), replaces=replaces,
             )
             Run.objects.bulk_create(_runs_for(submission, bundle, competitions))
             final = submission_folder(submission)

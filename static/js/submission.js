@@ -6,7 +6,7 @@
   const reasonEl = document.getElementById("status-reason");
   const bar = document.getElementById("progress");
   const progressText = document.getElementById("progress-text");
-  const finals = ["in_review", "published", "rejected", "failed"];
+  const finals = ["in_review", "published", "rejected", "changes_requested", "failed"];
   function poll() {
     fetch(root.dataset.api, {credentials: "same-origin", headers: {"Accept": "application/json"}})
       .then(function (r) { return r.json(); })

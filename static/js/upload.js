@@ -12,6 +12,8 @@
     if (!file) return;
     const body = new FormData();
     body.append("bundle", file);
+    const replaces = document.getElementById("replaces");
+    if (replaces && replaces.value) body.append("replaces", replaces.value);
     const xhr = new XMLHttpRequest();
     xhr.open("POST", form.dataset.api + "?team=" + encodeURIComponent(document.getElementById("team").value));
     xhr.setRequestHeader("X-CSRFToken", form.querySelector("[name=csrfmiddlewaretoken]").value);

@@ -6,7 +6,6 @@ from rest_framework.test import APIClient
 
 from tests.conftest import api_client_for
 
-pytestmark = pytest.mark.usefixtures("fresh_counters")
 
 
 def _assert_throttled(response, *, window: int) -> dict:

@@ -10,7 +10,7 @@ PROXY = "10.0.0.1"
 LOCKED = "Too many failed login attempts. Try again later."
 WRONG = "The email address and/or password you specified are not correct."
 
-pytestmark = pytest.mark.usefixtures("fresh_counters", "fast_passwords")
+pytestmark = pytest.mark.usefixtures("fast_passwords")
 
 
 @pytest.fixture

@@ -72,9 +72,11 @@ def test_a_token_needs_a_name(alice_client, alice):
 
 
 def test_pages_need_a_login(client, db):
-    for path in ("/team/", "/tokens/", "/submit/", "/review/"):
+    for path in ("/team/", "/tokens/", "/submit/"):
         response = client.get(path)
         assert response.status_code == 302 and response["Location"].startswith("/accounts/login/"), path
+    # The review queue answers anonymous visitors as it answers team members: 403, nothing shown.
+    assert client.get("/review/").status_code == 403
 
 
 def test_only_maintainers_see_the_review_queue(client, alice, maintainer):

@@ -1,0 +1,176 @@
+"""Maintainers' decisions on flags and whole entries, and the team's answers: the entry's public audit trail.
+
+Every decision needs a reason (shown publicly), is recorded on the flags it settles and as a ReviewEvent,
+is mailed to the team, and is followed by the publication service, which publishes the entry once nothing
+blocking is left undecided and lists it comparable or not by the rule.
+"""
+
+import logging
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractUser
+from django.core.mail import send_mail
+from django.db import transaction
+from django.utils import timezone
+
+from grading.models import Decision, Flag, ReviewEvent, Submission
+from grading.services.submissions import submission_transition
+from portal.accounts.models import Membership
+from portal.accounts.selectors import is_maintainer
+
+logger = logging.getLogger(__name__)
+S = Submission.Status
+DECIDABLE = (S.IN_REVIEW, S.PUBLISHED)
+# Flags that wait for a maintainer; info flags are notes and need no decision.
+OPEN_SEVERITIES = (Flag.Severity.BLOCKING, Flag.Severity.WARNING)
+DECISION_WORDS = {
+    Decision.ACCEPT: "accepted",
+    Decision.NON_COMPARABLE: "marked non-comparable",
+    Decision.REJECT: "rejected",
+    Decision.REQUEST_CHANGES: "asked for changes",
+}
+
+
+class ReviewRefused(Exception):
+    """A decision or answer that cannot be made: status is the HTTP status to answer, code and message the why."""
+
+    def __init__(self, *, status: int, code: str, message: str):
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+def _check_decision(*, decision: str, reason: str, actor: AbstractUser) -> str:
+    if not is_maintainer(actor):
+        raise ReviewRefused(status=403, code="permission_denied", message="Only maintainers can decide on flags.")
+    if decision not in Decision.values:
+        raise ReviewRefused(status=400, code="invalid_decision",
+                            message=f"decision must be one of {', '.join(Decision.values)}; got {decision!r}.")
+    reason = (reason or "").strip()
+    if not reason:
+        raise ReviewRefused(status=400, code="reason_required",
+                            message="A decision needs a reason: it is shown in the entry's public audit trail.")
+    return reason
+
+
+def _locked_submission(submission_id: int) -> Submission:
+    submission = Submission.objects.select_for_update().filter(pk=submission_id).first()
+    if submission is None:
+        raise ReviewRefused(status=404, code="not_found", message=f"No submission {submission_id}.")
+    if submission.status not in DECIDABLE:
+        raise ReviewRefused(status=409, code="not_reviewable",
+                            message=f"Submission {submission.pk} is {submission.status}; decisions are made only on "
+                                    "submissions in review or published.")
+    return submission
+
+
+def _apply_to_entry(*, submission: Submission, decision: str, reason: str, whole_entry: bool) -> None:
+    """What a decision does to the entry beyond its flags."""
+    if decision == Decision.ACCEPT:
+        if whole_entry:
+            Submission.objects.filter(pk=submission.pk).update(review_decision=decision, review_reason=reason)
+        return
+    if decision == Decision.NON_COMPARABLE:
+        # The public reason becomes the entry's footnote; reasons of several flag decisions add up.
+        footnote = reason
+        if not whole_entry and submission.review_decision == Decision.NON_COMPARABLE and submission.review_reason:
+            kept = submission.review_reason
+            footnote = kept if reason in kept.split("\n") else f"{kept}\n{reason}"
+        Submission.objects.filter(pk=submission.pk).update(review_decision=decision, review_reason=footnote,
+                                                           comparable=False)
+        return
+    Submission.objects.filter(pk=submission.pk).update(review_decision=decision, review_reason=reason,
+                                                       comparable=False)
+    if decision == Decision.REJECT:
+        submission_transition(submission_id=submission.pk, to=S.REJECTED, expected=DECIDABLE,
+                              reason=f"rejected by a maintainer: {reason}")
+    else:  # request_changes: a published entry leaves the board first
+        if submission.status == S.PUBLISHED:
+            submission_transition(submission_id=submission.pk, to=S.IN_REVIEW, expected=(S.PUBLISHED,),
+                                  reason="changes requested")
+        submission_transition(submission_id=submission.pk, to=S.CHANGES_REQUESTED, expected=(S.IN_REVIEW,),
+                              reason=f"a maintainer asks the team to upload again: {reason}")
+
+
+def _settle(flags, *, decision: str, reason: str, actor: AbstractUser) -> None:
+    now = timezone.now()
+    Flag.objects.filter(pk__in=[flag.pk for flag in flags]).update(
+        decision=decision, resolution=reason, decided_by=actor, decided_at=now
+    )
+
+
+def _publish_if_ready(submission_id: int) -> None:
+    from grading.services.publication import submission_publish_if_ready
+
+    submission_publish_if_ready(submission_id=submission_id)
+
+
+def flag_decide(*, flag_id: int, decision: str, reason: str, actor: AbstractUser) -> Flag:
+    """Decide one flag of an entry in review or published; returns the flag as decided."""
+    reason = _check_decision(decision=decision, reason=reason, actor=actor)
+    with transaction.atomic():
+        submission_id = Flag.objects.filter(pk=flag_id).values_list("submission_id", flat=True).first()
+        if submission_id is None:
+            raise ReviewRefused(status=404, code="not_found", message=f"No flag {flag_id}.")
+        submission = _locked_submission(submission_id)
+        flag = Flag.objects.select_for_update().get(pk=flag_id)
+        _settle([flag], decision=decision, reason=reason, actor=actor)
+        ReviewEvent.objects.create(submission=submission, flag=flag, actor=actor, kind=ReviewEvent.Kind.DECISION,
+                                   decision=decision, reason=reason)
+        _apply_to_entry(submission=submission, decision=decision, reason=reason, whole_entry=False)
+        _publish_if_ready(submission.pk)
+        transaction.on_commit(lambda: review_notify(submission_id=submission.pk, decision=decision, reason=reason,
+                                                    flag_id=flag.pk))
+    logger.info("flag %s of submission %s: %s by %s", flag_id, submission.pk, decision, actor)
+    flag.refresh_from_db()
+    return flag
+
+
+def entry_decide(*, submission_id: int, decision: str, reason: str, actor: AbstractUser) -> Submission:
+    """Decide a whole entry: every flag still waiting for a decision gets this one, and the entry follows it."""
+    reason = _check_decision(decision=decision, reason=reason, actor=actor)
+    with transaction.atomic():
+        submission = _locked_submission(submission_id)
+        waiting = list(Flag.objects.select_for_update().filter(
+            submission=submission, decision="", severity__in=OPEN_SEVERITIES))
+        _settle(waiting, decision=decision, reason=reason, actor=actor)
+        ReviewEvent.objects.create(submission=submission, actor=actor, kind=ReviewEvent.Kind.DECISION,
+                                   decision=decision, reason=reason)
+        _apply_to_entry(submission=submission, decision=decision, reason=reason, whole_entry=True)
+        _publish_if_ready(submission.pk)
+        transaction.on_commit(lambda: review_notify(submission_id=submission.pk, decision=decision, reason=reason))
+    logger.info("submission %s: %s by %s", submission_id, decision, actor)
+    return Submission.objects.select_related("team").get(pk=submission_id)
+
+
+def team_answer(*, submission_id: int, user: AbstractUser, text: str) -> ReviewEvent:
+    """A member of the entry's team answers on its page; the answer joins the public audit trail."""
+    submission = Submission.objects.filter(pk=submission_id).first()
+    if submission is None:
+        raise ReviewRefused(status=404, code="not_found", message=f"No submission {submission_id}.")
+    if not (user.is_authenticated and Membership.objects.filter(team_id=submission.team_id, user=user).exists()):
+        raise ReviewRefused(status=403, code="permission_denied",
+                            message="Only members of the submission's team can answer on it.")
+    text = (text or "").strip()
+    if not text:
+        raise ReviewRefused(status=400, code="text_required", message="Write an answer before sending it.")
+    return ReviewEvent.objects.create(submission=submission, actor=user, kind=ReviewEvent.Kind.TEAM_ANSWER, reason=text)
+
+
+def review_notify(*, submission_id: int, decision: str, reason: str, flag_id: int | None = None) -> None:
+    """Email the team a maintainer's decision (console backend by default)."""
+    submission = Submission.objects.select_related("team").get(pk=submission_id)
+    recipients = list(submission.team.members.exclude(email="").values_list("email", flat=True))
+    if not recipients:
+        return
+    what = f"flag {Flag.objects.get(pk=flag_id).code} of submission" if flag_id else "submission"
+    lines = [
+        f"A maintainer {DECISION_WORDS[decision]} {what} {submission.pk} of {submission.team.name}.",
+        f"Reason: {reason}",
+        f"The submission is now {submission.get_status_display()}.",
+    ]
+    if submission.status == S.CHANGES_REQUESTED:
+        lines.append(f"Upload the bundle again, naming submission {submission.pk} as the one it replaces "
+                     f"(the Submit page, or the field replaces={submission.pk} of POST /api/v1/submissions/).")
+    lines.append(f"You can answer on the submission's page, /submissions/{submission.pk}/.")
+    send_mail(subject=f"Submission {submission.pk}: {DECISION_WORDS[decision]}", message="\n".join(lines),
+              from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=recipients)
