@@ -189,3 +189,12 @@ class ReviewEvent(models.Model):
 
     class Meta:
         ordering = ["created_at", "pk"]
+
+
+class CheckIndex(models.Model):
+    """What later checks of other teams' entries compare against: the hashes of this entry's submission
+    files and its normalised code per run. In the database, so every machine's checking step sees it."""
+
+    submission = models.OneToOneField(Submission, on_delete=models.CASCADE, related_name="check_index")
+    data = models.JSONField(default=dict, help_text='{"submission_hashes": {sha256: run}, "code": {run: text}}')
+    updated_at = models.DateTimeField(auto_now=True)

@@ -19,11 +19,10 @@ from grading.checks import duplicate_submissions
 from grading.checks.context import (
     BoardVersion, CheckContext, CheckSettings, CompetitionFacts, KnownIssue, OtherEntry, RunFiles,
 )
-from grading.models import Flag, ReviewEvent, Run, Submission, TierAggregate
+from grading.models import CheckIndex, Flag, ReviewEvent, Run, Submission, TierAggregate
 from grading.services.publication import submission_publish_if_ready
-from grading.services.submissions import submission_bundle_root, submission_folder
+from grading.services.submissions import submission_bundle_root
 from leaderboard.aggregation import AGGREGATION_VERSION, RunOutcome, aggregate, format_mean_sem
-from portal.private_files import private_opener
 
 logger = logging.getLogger(__name__)
 S = Submission.Status
@@ -175,35 +174,26 @@ def _layout_root(root: Path) -> Path | None:
     return None
 
 
-# Other teams' entries are compared through a small index their checking step left beside their files
-# (submission hashes, normalised code); entries checked before it existed are not compared.
-INDEX_NAME = "check_index.json"
+# Other teams' entries are compared through a small index their checking step stored (submission hashes,
+# normalised code); entries checked before it existed are not compared.
 
 
 def _index_write(*, submission: Submission, context: CheckContext) -> None:
-    index = duplicate_submissions.entry_index(context)
-    path = submission_folder(submission) / INDEX_NAME
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "w", opener=private_opener) as f:
-            json.dump({"team": submission.team.name, **index}, f)
-    except OSError:
-        logger.warning("could not write the check index of submission %s", submission.pk)
+    CheckIndex.objects.update_or_create(
+        submission=submission, defaults={"data": duplicate_submissions.entry_index(context)}
+    )
 
 
 def _other_entries(submission: Submission) -> list[OtherEntry]:
-    others = (Submission.objects.filter(benchmark_id=submission.benchmark_id)
-              .exclude(team_id=submission.team_id).exclude(status__in=Submission.NOT_COUNTED).only("pk"))
-    found = []
-    for other in others:
-        path = submission_folder(other) / INDEX_NAME
-        try:
-            data = json.loads(path.read_text())
-        except (OSError, ValueError):
-            continue
-        found.append(OtherEntry(submission_id=other.pk, team=data.get("team", ""),
-                                submission_hashes=data.get("submission_hashes") or {}, code=data.get("code") or {}))
-    return found
+    others = (CheckIndex.objects.filter(submission__benchmark_id=submission.benchmark_id)
+              .exclude(submission__team_id=submission.team_id)
+              .exclude(submission__status__in=Submission.NOT_COUNTED)
+              .select_related("submission__team").order_by("submission_id"))
+    return [
+        OtherEntry(submission_id=index.submission_id, team=index.submission.team.name,
+                   submission_hashes=index.data.get("submission_hashes") or {}, code=index.data.get("code") or {})
+        for index in others.iterator()
+    ]
 
 
 def submission_notify(*, submission_id: int) -> None:

@@ -1,6 +1,8 @@
 """The checking step against the database: flags stored with fingerprints, decisions kept or reopened,
 publication when nothing blocking is undecided, known issues loaded from the shipped data."""
 
+import shutil
+
 import pytest
 
 from competitions.demo.runs import default_manifest, write_run_group
@@ -109,6 +111,8 @@ def test_undecided_flags_no_longer_raised_are_deleted_and_decided_ones_stay(regi
 def test_cross_team_identical_files_are_found_through_the_other_entrys_index(registry, alice, bob):
     first = checking_submission(bob.teams.get())
     submission_finish(submission_id=first.pk)
+    # Alice's entry is checked on another machine, which has none of Bob's files: the index is in the database.
+    shutil.rmtree(submission_folder(first))
     second = checking_submission(alice.teams.get())
     submission_finish(submission_id=second.pk)
     flag = Flag.objects.get(submission=second, code="duplicate_submissions", key=f"team/{first.pk}")
