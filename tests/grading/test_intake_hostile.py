@@ -184,6 +184,7 @@ BAD_REPORTS = {
     "wrong_type": lambda entry: {**entry, "valid_submission": "yes"},
     "score_1e400": None,
     "nested_10000_deep": None,
+    "not_an_object": None,
 }
 
 
@@ -200,6 +201,8 @@ def report_entry() -> dict:
 def report_bytes(case: str) -> bytes:
     if case == "score_1e400":
         return json.dumps({"competition_reports": [report_entry()]}).replace('"score": 0.5', '"score": 1e400').encode()
+    if case == "not_an_object":
+        return b'"competition_reports"'
     if case == "nested_10000_deep":
         return b'{"competition_reports": [' + b"[" * 10_000 + b"]" * 10_000 + b"]}"
     return json.dumps({"competition_reports": [BAD_REPORTS[case](report_entry())]}).encode()
