@@ -16,6 +16,11 @@ class Submission(models.Model):
         CHANGES_REQUESTED = "changes_requested"  # a maintainer asked the team to upload again
         FAILED = "failed"
 
+    class Origin(models.TextChoices):
+        UPLOAD = "upload"  # a run bundle uploaded by the team: re-graded from its submissions
+        HOSTED = "hosted"  # run by the portal's own workers: runtime and hardware measured, not declared
+        IMPORT = "import"  # brought in from an existing board's grading reports: self-reported, never re-graded
+
     FINAL_STATUSES = (Status.IN_REVIEW, Status.PUBLISHED, Status.REJECTED, Status.CHANGES_REQUESTED, Status.FAILED)
     # Rejected and failed submissions do not count against the team's daily quota.
     NOT_COUNTED = (Status.REJECTED, Status.FAILED)
@@ -32,6 +37,10 @@ class Submission(models.Model):
     bundle_name = models.CharField(max_length=300, blank=True, help_text="Path of the archive in private storage")
     bundle_bytes = models.PositiveBigIntegerField(default=0)
     report_only = models.BooleanField(default=False)
+    origin = models.CharField(max_length=8, choices=Origin.choices, default=Origin.UPLOAD)
+    external_id = models.CharField(
+        max_length=200, blank=True, help_text="What an imported entry is in the board it came from (its experiment id)"
+    )
     report_claims = models.JSONField(
         default=dict, blank=True,
         help_text="Read from the team's own reports at intake: entries per competition and the problems found",
@@ -55,6 +64,10 @@ class Submission(models.Model):
     class Meta:
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["team", "created_at"]), models.Index(fields=["status", "status_changed_at"])]
+        constraints = [
+            models.UniqueConstraint(fields=["benchmark", "origin", "external_id"], condition=~models.Q(external_id=""),
+                                    name="submission_unique_external_id"),
+        ]
 
     def __str__(self) -> str:
         return f"submission {self.pk} ({self.status})"

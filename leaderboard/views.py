@@ -1,7 +1,134 @@
-from django.http import HttpRequest, HttpResponse
+"""The board's pages and downloads: thin, over leaderboard/selectors.py."""
+
+import json
+from urllib.parse import urlencode
+
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from grading.bundles.manifest import parse_manifest
+from grading.bundles.seeds import RULE_TEXT
+from grading.models import Submission
+from grading.selectors import review_events
+from grading.services.submissions import private_storage_is_remote, submission_folder
+from grading.engine.tiers import TIER_LABELS, TIERS
+from leaderboard import exports, plots, selectors
+from leaderboard.selectors import BOARD_LABELS, BOARDS, BadQuery, BoardQuery
+
+EXPORT_TYPES = {"csv": "text/csv; charset=utf-8", "json": "application/json", "md": "text/markdown; charset=utf-8"}
 
 
+def _query(request: HttpRequest) -> tuple[BoardQuery, str]:
+    try:
+        return BoardQuery.from_params(request.GET), ""
+    except BadQuery as exc:
+        return BoardQuery(), f"{exc} — showing the default board instead."
+
+
+def _compare_ids(request: HttpRequest) -> list[int]:
+    return [int(part) for part in request.GET.getlist("compare") if part.isdigit()][:12]
+
+
+@require_GET
 def leaderboard(request: HttpRequest) -> HttpResponse:
-    # Entries appear once re-graded submissions are published.
-    return render(request, "leaderboard/leaderboard.html", {"rows": []})
+    query, problem = _query(request)
+    page = selectors.board_page(query)
+    compared = [row for row in selectors.board_page(
+        BoardQuery(board="all", tier=query.tier, excluding_leaky=query.excluding_leaky,
+                   page_size=selectors.MAX_PAGE_SIZE)).rows if row["entry_id"] in _compare_ids(request)] \
+        if _compare_ids(request) else []
+    points = selectors.board_points(query)
+    heat = selectors.medal_frequency(rows=page.rows, tier=query.tier, excluding_leaky=query.excluding_leaky)
+    figures = {"over-time": plots.over_time(points, tier=query.tier)}
+    if compared:
+        figures["tier-bars"] = plots.tier_bars(compared)
+    if heat["competitions"]:
+        figures["heatmap"] = plots.medal_heatmap(**heat)
+    context = {
+        "page": page, "query": query, "problem": problem,
+        "boards": [(b, BOARD_LABELS[b], urlencode(query.params(board=b, page=1))) for b in BOARDS],
+        "tiers": [(t, TIER_LABELS[t], urlencode(query.params(tier=t, page=1))) for t in TIERS],
+        "tier_label": TIER_LABELS[query.tier],
+        "points": points, "compared": compared, "heat": heat,
+        "heat_rows": list(zip(heat["competitions"], heat["frequency"], strict=True)),
+        "figures_json": json.dumps(figures, allow_nan=False).replace("</", "<\\/"),
+        "verified_filters": selectors.VERIFIED_FILTERS, "resource_filters": selectors.RESOURCE_FILTERS,
+        "sort_links": {column: urlencode(selectors.sort_link(query, column)) for column in selectors.SORTS},
+        "leaky_link": urlencode(query.params(excluding_leaky=not query.excluding_leaky, page=1)),
+        "page_links": {"previous": urlencode(query.params(page=query.page - 1)) if query.page > 1 else None,
+                       "next": urlencode(query.params(page=query.page + 1)) if query.page < page.pages else None},
+        "export_params": urlencode(query.params(page=1, page_size=selectors.MAX_PAGE_SIZE)),
+    }
+    return render(request, "leaderboard/leaderboard.html", context, status=400 if problem else 200)
+
+
+@require_GET
+def leaderboard_export(request: HttpRequest, kind: str) -> HttpResponse:
+    if kind not in EXPORT_TYPES:
+        raise Http404(f"No export as {kind!r}; use csv, json or md.")
+    try:
+        query = BoardQuery.from_params(request.GET)
+    except BadQuery as exc:
+        return HttpResponse(f"{exc}\n", status=400, content_type="text/plain; charset=utf-8")
+    page = selectors.board_page(query)
+    title = f"MLE portal, {BOARD_LABELS[query.board]} board, {TIER_LABELS[query.tier]} tab" + (
+        ", excluding known-leaky competitions" if query.excluding_leaky else "")
+    if kind == "csv":
+        body = exports.rows_csv(page.rows)
+    elif kind == "json":
+        body = exports.rows_json(page.rows, meta=selectors.board_meta(page))
+    else:
+        body = exports.rows_markdown(page.rows, title=title)
+    response = HttpResponse(body, content_type=EXPORT_TYPES[kind])
+    name = f"leaderboard-{query.board}-{query.tier}{'-excluding-leaky' if query.excluding_leaky else ''}.{kind}"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+@require_GET
+def entry_detail(request: HttpRequest, entry_id: int) -> HttpResponse:
+    entry = selectors.entry_get(entry_id=entry_id)
+    submission = entry.submission
+    try:
+        unknown_keys = list(parse_manifest(data=submission.manifest).unknown_keys) if submission.manifest else []
+    except Exception:  # a stored manifest that no longer parses is still shown as it is
+        unknown_keys = []
+    context = {
+        "entry": entry, "submission": submission, "rates": selectors.entry_rates(entry),
+        "rates_excluding_leaky": selectors.entry_rates(entry, excluding_leaky=True),
+        "ranks": selectors.entry_ranks(entry), "matrix": selectors.entry_matrix(entry),
+        "flags": list(submission.flags.all()), "events": review_events(submission),
+        "manifest_json": json.dumps(submission.manifest, indent=2, sort_keys=True),
+        "unknown_keys": unknown_keys, "seed_rule": RULE_TEXT,
+        "has_bundle": bool(submission.bundle_name) and submission.origin != Submission.Origin.IMPORT,
+        "tier_labels": TIER_LABELS,
+    }
+    return render(request, "leaderboard/entry.html", context)
+
+
+@require_GET
+def entry_bundle(request: HttpRequest, entry_id: int) -> FileResponse:
+    """The run bundle of a published entry, as the team uploaded it (it never holds answers)."""
+    entry = selectors.entry_get(entry_id=entry_id)
+    submission = entry.submission
+    if not submission.bundle_name:
+        raise Http404("This entry has no bundle (it was imported from grading reports).")
+    if private_storage_is_remote():
+        from django.core.files.storage import storages
+
+        handle = storages["private"].open(submission.bundle_name, "rb")
+    else:
+        path = submission_folder(submission) / "bundle.archive"
+        if not path.is_file():
+            raise Http404("The bundle's file is no longer on this server.")
+        handle = path.open("rb")
+    name = f"entry-{entry.pk}-bundle" + (".zip" if handle.read(2) == b"PK" else ".tar.gz")
+    handle.seek(0)
+    return FileResponse(handle, as_attachment=True, filename=name, content_type="application/octet-stream")
+
+
+@require_GET
+def competition_board(request: HttpRequest, slug: str) -> HttpResponse:
+    competition, rows = selectors.competition_results(slug=slug)
+    return render(request, "leaderboard/competition.html", {"competition": competition, "rows": rows})

@@ -200,6 +200,11 @@ _private("PORTAL_DATA_DIR", private_folder, DATA_DIR / "cache")
 STATIC_URL = "/static/"
 STATIC_ROOT = DATA_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "portal.vendor_static.VendorFinder",  # plotly.js from the plotly package (no CDN)
+]
 # Without collectstatic (single machine, tests) WhiteNoise serves straight from the apps' folders.
 WHITENOISE_USE_FINDERS = DEBUG
 WHITENOISE_AUTOREFRESH = DEBUG

@@ -9,6 +9,7 @@ api_v1 = [
     path("me/", MeApi.as_view(), name="api_me"),
     path("", include("competitions.api_urls")),
     path("", include("grading.api_urls")),
+    path("", include("leaderboard.api_urls")),
 ]
 
 urlpatterns = [

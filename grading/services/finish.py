@@ -3,6 +3,7 @@
 import hashlib
 import json
 import logging
+from collections.abc import Iterable
 from pathlib import Path
 
 from django.conf import settings
@@ -22,21 +23,22 @@ from grading.checks.context import (
 from grading.models import CheckIndex, Flag, ReviewEvent, Run, Submission, TierAggregate
 from grading.services.publication import submission_publish_if_ready
 from grading.services.submissions import submission_bundle_root
-from leaderboard.aggregation import AGGREGATION_VERSION, RunOutcome, aggregate, format_mean_sem
+from grading.engine.aggregation import AGGREGATION_VERSION, RunOutcome, aggregate, format_mean_sem
+from grading.engine.tiers import TIER_SPLITS, tiers_of_split
 
 logger = logging.getLogger(__name__)
 S = Submission.Status
-TIER_SPLITS = {"low": "low", "medium": "medium", "high": "high", "all": "split75"}
-SPLIT_TIERS = {"low": ["low"], "medium": ["medium"], "high": ["high"], "split75": ["low", "medium", "high", "all"]}
 
 
-def tier_members(*, benchmark_id: int, tiers: list[str]) -> dict[str, list[str]]:
+def tier_members(*, benchmark_id: int, tiers: Iterable[str]) -> dict[str, list[str]]:
     competitions = list(Competition.objects.filter(benchmark_id=benchmark_id).values_list("slug", "splits"))
     return {tier: sorted(slug for slug, splits in competitions if TIER_SPLITS[tier] in splits) for tier in tiers}
 
 
-def _outcome(run: Run) -> RunOutcome:
-    report = run.regraded or {}
+def run_outcome(run: Run, *, claimed: bool = False) -> RunOutcome:
+    """What the aggregation counts of a run: the server's re-grade, or (report-only entries, whose numbers
+    are self-reported) the team's own report."""
+    report = (run.claimed if claimed else run.regraded) or {}
     return RunOutcome(
         competition_id=run.competition.slug, seed=run.seed,
         submission_exists=bool(report.get("submission_exists")), valid_submission=bool(report.get("valid_submission")),
@@ -51,9 +53,8 @@ def submission_finish(*, submission_id: int) -> None:
     if submission is None:
         return
     runs = list(Run.objects.filter(submission=submission).select_related("competition"))
-    tiers = SPLIT_TIERS.get(submission.split, [])
-    members = tier_members(benchmark_id=submission.benchmark_id, tiers=tiers)
-    outcomes = [_outcome(run) for run in runs]
+    members = tier_members(benchmark_id=submission.benchmark_id, tiers=tiers_of_split(submission.split))
+    outcomes = [run_outcome(run, claimed=submission.report_only) for run in runs]
     context = check_context(submission=submission, runs=runs, members=members)
     flags = checks.run_checks(context)
     _index_write(submission=submission, context=context)

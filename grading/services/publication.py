@@ -10,6 +10,7 @@ from django.db import transaction
 from grading.checks.comparability import FlagState, comparability
 from grading.models import Flag, ReviewEvent, Submission, TierAggregate
 from grading.services.submissions import submission_transition
+from grading.signals import entry_changed_send
 
 logger = logging.getLogger(__name__)
 S = Submission.Status
@@ -36,6 +37,7 @@ def submission_publish_if_ready(*, submission_id: int) -> bool:
             review_decision=submission.review_decision, review_reason=submission.review_reason,
         )
         Submission.objects.filter(pk=submission_id).update(comparability=result.as_dict(), comparable=result.comparable)
+        entry_changed_send(submission_id=submission_id)
         if submission.status not in PUBLISHABLE_FROM:
             return False
         undecided = [f for f in flags if f.severity == Flag.Severity.BLOCKING and not f.decision]

@@ -11,6 +11,7 @@ from django.core.files.storage import FileSystemStorage, storages
 from django.utils import timezone
 
 from grading.models import Submission
+from grading.signals import entry_changed_send
 from portal.accounts.models import Team
 from portal.private_files import private_folder, private_opener
 
@@ -57,6 +58,7 @@ def submission_transition(*, submission_id: int, to: str, reason: str = "", expe
     )
     if updated:
         logger.info("submission %s -> %s%s", submission_id, to, f" ({reason})" if reason else "")
+        entry_changed_send(submission_id=submission_id)
     return bool(updated)
 
 

@@ -1,7 +1,7 @@
 import pytest
 from scipy import stats
 
-from leaderboard.aggregation import AGGREGATION_VERSION, RunOutcome, aggregate, format_mean_sem
+from grading.engine.aggregation import AGGREGATION_VERSION, RunOutcome, aggregate, format_mean_sem
 
 SPLIT = ["a", "b", "c", "d"]
 

@@ -60,11 +60,13 @@ def seed_percentages(outcomes: Iterable[RunOutcome], *, split: Sequence[str]) ->
     return {name: counts[name] / len(split) * 100 for name in FIELDS}
 
 
-def aggregate(outcomes: Iterable[RunOutcome], *, split: Sequence[str], padded: bool) -> dict | None:
-    """The AGG of SPEC §6 for one tier, or None when no seed qualifies.
+def seeds_of(outcomes: Iterable[RunOutcome], *, split: Sequence[str], padded: bool
+             ) -> list[tuple[int, list[RunOutcome]]]:
+    """The seeds the aggregate counts, each with its runs of the split's competitions (a padded seed's missing
+    runs are absent: they count as failures).
 
-    Seeds are the ones the seed rule assigned. Complete: seeds in which every split competition has a run.
-    Padded: every seed number up to the largest run count of any split competition; missing runs fail.
+    Complete: seeds in which every split competition has a run. Padded: as many seeds as the split competition
+    with the most runs has, in seed order; missing runs fail.
     """
     members = set(split)
     by_seed: dict[int, dict[str, RunOutcome]] = {}
@@ -76,15 +78,26 @@ def aggregate(outcomes: Iterable[RunOutcome], *, split: Sequence[str], padded: b
         seeds = sorted(by_seed)[:most]
     else:
         seeds = sorted(seed for seed, runs in by_seed.items() if members <= runs.keys())
+    return [(seed, list(by_seed[seed].values())) for seed in seeds]
+
+
+def per_seed(outcomes: Iterable[RunOutcome], *, split: Sequence[str], padded: bool) -> list[dict[str, float]]:
+    """Each counted seed's percentages, in seed order (what the rank interval resamples)."""
+    return [seed_percentages(runs, split=split) for _, runs in seeds_of(outcomes, split=split, padded=padded)]
+
+
+def aggregate(outcomes: Iterable[RunOutcome], *, split: Sequence[str], padded: bool) -> dict | None:
+    """The AGG of SPEC §6 for one tier, or None when no seed qualifies (see seeds_of)."""
+    seeds = seeds_of(outcomes, split=split, padded=padded)
     if not seeds:
         return None
-    per_seed = [seed_percentages(by_seed[seed].values(), split=split) for seed in seeds]
+    rows = [seed_percentages(runs, split=split) for _, runs in seeds]
     result: dict = {"seeds": len(seeds)}
     for name in FIELDS:
-        result[name] = _stats([row[name] for row in per_seed])
-    unknown = sorted({run.competition_id for seed in seeds for run in by_seed[seed].values() if not run.medals_known})
+        result[name] = _stats([row[name] for row in rows])
+    unknown = sorted({run.competition_id for _, runs in seeds for run in runs if not run.medals_known})
     if unknown:
-        result["medals_unknown_runs"] = sum(not run.medals_known for seed in seeds for run in by_seed[seed].values())
+        result["medals_unknown_runs"] = sum(not run.medals_known for _, runs in seeds for run in runs)
         result["medals_unknown_competitions"] = unknown
     return result
 

@@ -1,0 +1,55 @@
+"""GET /api/v1/leaderboard/ (SPEC §6): the rows of a board as on the page, cached until the next refresh."""
+
+import json
+
+from django.core.cache import cache
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from grading.engine.tiers import TIERS
+from leaderboard import exports, selectors
+from leaderboard.selectors import BOARDS, RESOURCE_FILTERS, VERIFIED_FILTERS, BadQuery, BoardQuery
+from portal.api.exception_handler import ApiError
+
+
+class LeaderboardApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("board", enum=list(BOARDS), required=False, description="default comparable"),
+            OpenApiParameter("tier", enum=list(TIERS), required=False, description="default all"),
+            OpenApiParameter("excluding_leaky", enum=["yes", "no"], required=False,
+                             description="recompute the figures without the known-leaky competitions"),
+            OpenApiParameter("sort", str, required=False,
+                             description=f"one of {', '.join(selectors.SORTS)}; '-' in front for descending"),
+            OpenApiParameter("date_from", OpenApiTypes.DATE, required=False),
+            OpenApiParameter("date_to", OpenApiTypes.DATE, required=False),
+            OpenApiParameter("runtime_max", float, required=False, description="hours"),
+            OpenApiParameter("llm", str, required=False, description="part of an LLM's name"),
+            OpenApiParameter("hardware", str, required=False, description="part of the hardware, e.g. A100"),
+            OpenApiParameter("open_source", enum=["yes", "no"], required=False),
+            OpenApiParameter("verified", enum=list(VERIFIED_FILTERS), required=False),
+            OpenApiParameter("resources", enum=list(RESOURCE_FILTERS), required=False),
+            OpenApiParameter("page", int, required=False),
+            OpenApiParameter("page_size", int, required=False, description=f"at most {selectors.MAX_PAGE_SIZE}"),
+        ],
+        responses={200: OpenApiTypes.OBJECT},
+    )
+    def get(self, request: Request) -> HttpResponse:
+        try:
+            query = BoardQuery.from_params(request.query_params)
+        except BadQuery as exc:
+            raise ApiError(status_code=400, code="invalid", message=str(exc), details={"parameter": exc.parameter})
+        key = f"leaderboard:api:{selectors.board_version()}:{query.cache_key()}"
+        body = cache.get(key)
+        if body is None:
+            page = selectors.board_page(query)
+            body = json.dumps({**selectors.board_meta(page), "rows": [exports.api_row(r) for r in page.rows]},
+                              allow_nan=False).encode()
+            cache.set(key, body, selectors.CACHE_SECONDS)
+        return HttpResponse(body, content_type="application/json")

@@ -1,0 +1,94 @@
+"""The board's stored rows: recomputed from what grading stored when a result or a decision changes
+(leaderboard/services.py), read by pages, exports and the API without recomputing anything."""
+
+from django.db import models
+
+
+class Entry(models.Model):
+    """A published submission as every board shows it: identity, the transparency columns, footnotes."""
+
+    class Board(models.TextChoices):
+        COMPARABLE = "comparable"
+        NON_COMPARABLE = "non_comparable", "non-comparable"
+
+    class Verified(models.TextChoices):
+        HOSTED = "hosted", "verified: hosted run"  # the portal ran the agent itself
+        REGRADED = "regraded", "verified: re-graded"  # re-graded here from the team's submissions
+        SELF_REPORTED = "self_reported", "self-reported"  # only grading reports: nothing was re-graded
+
+    class TestSetInfo(models.TextChoices):
+        NONE = "none", "none seen"
+        DECLARED = "declared", "declared by the team"
+        FLAGGED = "flagged", "flagged by the checks"
+
+    class Resources(models.TextChoices):
+        REFERENCE = "reference", "reference setup"
+        BEYOND = "beyond", "beyond the reference"
+        UNDECLARED = "undeclared", "not declared"
+
+    submission = models.OneToOneField("grading.Submission", on_delete=models.CASCADE, related_name="board_entry")
+    board = models.CharField(max_length=16, choices=Board.choices)
+    team = models.CharField(max_length=200)
+    agent = models.CharField(max_length=200)
+    agent_version = models.CharField(max_length=100, blank=True)
+    llms = models.JSONField(default=list)
+    llms_text = models.CharField(max_length=1000, blank=True, help_text="The LLMs joined by '; ', for filtering")
+    date = models.DateField()
+    runtime_hours = models.FloatField(null=True, blank=True)
+    hardware = models.JSONField(default=dict, help_text="The manifest's hardware as declared (or measured)")
+    hardware_text = models.CharField(max_length=500, blank=True)
+    gpu_count = models.PositiveIntegerField(null=True, blank=True)
+    vcpus = models.PositiveIntegerField(null=True, blank=True)
+    ram_gb = models.FloatField(null=True, blank=True)
+    internet_access = models.BooleanField(null=True)
+    open_source = models.BooleanField(null=True)
+    source_url = models.CharField(max_length=1000, blank=True)
+    benchmark_version = models.CharField(max_length=100, blank=True)
+    test_set_info = models.CharField(max_length=10, choices=TestSetInfo.choices, default=TestSetInfo.NONE)
+    resources = models.CharField(max_length=10, choices=Resources.choices, default=Resources.UNDECLARED)
+    verified = models.CharField(max_length=14, choices=Verified.choices)
+    padded = models.BooleanField(default=False, help_text="Some tier's figure uses the padded aggregate")
+    footnotes = models.JSONField(default=list)
+    # {"<tier>": {"all" | "excluding_leaky": {"complete": AGG, "padded": AGG, "uses": "complete" | "padded"}}}
+    tiers = models.JSONField(default=dict)
+    aggregation_version = models.CharField(max_length=30)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-date", "pk"]
+        indexes = [models.Index(fields=["board", "date"])]
+
+    def __str__(self) -> str:
+        return f"{self.agent} ({self.board})"
+
+
+class BoardRow(models.Model):
+    """One entry in one tier, with or without the known-leaky competitions: what a tab sorts and ranks."""
+
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="rows")
+    tier = models.CharField(max_length=10)
+    excluding_leaky = models.BooleanField(default=False)
+    board = models.CharField(max_length=16, choices=Entry.Board.choices)
+    uses = models.CharField(max_length=8, help_text="The aggregate shown: complete or padded")
+    seeds = models.PositiveIntegerField()
+    any_medal_mean = models.FloatField()
+    any_medal_sem = models.FloatField()
+    per_seed = models.JSONField(default=list, help_text="Any-medal % per counted seed, for the rank interval")
+    # Comparable rows only: the rank on the comparable board of this tier, and its 95% interval.
+    rank = models.PositiveIntegerField(null=True, blank=True)
+    rank_low = models.PositiveIntegerField(null=True, blank=True)
+    rank_high = models.PositiveIntegerField(null=True, blank=True)
+    tied_with = models.JSONField(default=list, help_text="Ranks of the comparable rows statistically tied with it")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["entry", "tier", "excluding_leaky"], name="board_row_unique"),
+        ]
+        indexes = [models.Index(fields=["tier", "excluding_leaky", "board", "any_medal_mean"], name="board_row_tab")]
+
+
+class BoardState(models.Model):
+    """One row: a counter that each refresh bumps, so cached pages and exports know they are stale."""
+
+    version = models.PositiveBigIntegerField(default=0)
+    refreshed_at = models.DateTimeField(null=True, blank=True)

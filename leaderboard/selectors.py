@@ -1,0 +1,448 @@
+"""Reads of the board: one query object built from the URL (so the state lives in it), rows as plain dicts
+that the page, the exports and the API all show. Cached per board version (bumped by every refresh)."""
+
+import hashlib
+import math
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from datetime import date
+
+from django.core.cache import cache
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
+from django.urls import reverse
+from urllib.parse import urlencode
+
+from grading.engine.aggregation import format_mean_sem
+from competitions.models import Competition, KnownIssue
+from grading.engine.tiers import TIER_LABELS, TIER_SPLITS, TIERS
+from grading.models import Run, Submission
+from leaderboard.models import BoardRow, BoardState, Entry
+
+BOARDS = ("comparable", "non_comparable", "all")
+BOARD_LABELS = {"comparable": "Comparable", "non_comparable": "Non-comparable", "all": "All entries"}
+VERIFIED_FILTERS = ("verified", "hosted", "regraded", "self_reported")
+RESOURCE_FILTERS = ("reference", "beyond", "undeclared")
+PAGE_SIZE = 100
+MAX_PAGE_SIZE = 1000
+CACHE_SECONDS = 300
+# Column -> ORDER BY (ascending); "low" … "all" sort by that tier's figure. Missing values sort last.
+SORTS: dict[str, str] = {
+    "rank": "rank", "agent": "entry__agent", "team": "entry__team", "llms": "entry__llms_text",
+    "any_medal": "any_medal_mean", "seeds": "seeds", "runtime": "entry__runtime_hours", "date": "entry__date",
+    "hardware": "entry__gpu_count", "vcpus": "entry__vcpus", "ram": "entry__ram_gb",
+    "internet": "entry__internet_access", "open_source": "entry__open_source", "version": "entry__benchmark_version",
+    "test_set": "entry__test_set_info", "verified": "entry__verified", "resources": "entry__resources",
+    **{tier: f"tier_{tier}" for tier in TIERS},
+}
+
+
+class BadQuery(ValueError):
+    """A parameter of the board's URL that cannot be used; the message says which and what is allowed."""
+
+    def __init__(self, parameter: str, message: str):
+        super().__init__(message)
+        self.parameter = parameter
+
+
+def _choice(params, name: str, allowed, default: str) -> str:
+    value = params.get(name) or default
+    if value not in allowed:
+        raise BadQuery(name, f"{name} must be one of {', '.join(allowed)} (got {value!r})")
+    return value
+
+
+def _yes_no(params, name: str) -> bool | None:
+    value = params.get(name, "")
+    if value in ("", "any"):
+        return None
+    if value not in ("yes", "no"):
+        raise BadQuery(name, f"{name} must be yes, no or any (got {value!r})")
+    return value == "yes"
+
+
+def _date(params, name: str) -> date | None:
+    value = params.get(name, "")
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise BadQuery(name, f"{name} must be a date as YYYY-MM-DD (got {value!r})") from None
+
+
+def _number(params, name: str, *, minimum: float, integer: bool = False) -> float | None:
+    value = params.get(name, "")
+    if not value:
+        return None
+    try:
+        number = int(value) if integer else float(value)
+    except ValueError:
+        number = math.nan
+    if not (number >= minimum and math.isfinite(number)):
+        kind = "a whole number" if integer else "a number"
+        raise BadQuery(name, f"{name} must be {kind} of at least {minimum:g} (got {value!r})")
+    return number
+
+
+@dataclass(frozen=True, kw_only=True)
+class BoardQuery:
+    board: str = "comparable"
+    tier: str = "all"
+    excluding_leaky: bool = False
+    sort: str = ""  # empty: rank on the comparable board, the figure elsewhere
+    descending: bool = False
+    date_from: date | None = None
+    date_to: date | None = None
+    runtime_max: float | None = None
+    llm: str = ""
+    hardware: str = ""
+    open_source: bool | None = None
+    verified: str = ""
+    resources: str = ""
+    page: int = 1
+    page_size: int = PAGE_SIZE
+
+    @classmethod
+    def from_params(cls, params) -> "BoardQuery":
+        """From a request's query parameters; a bad one raises BadQuery naming it."""
+        sort = params.get("sort", "")
+        descending = sort.startswith("-")
+        sort = sort.removeprefix("-")
+        if sort and sort not in SORTS:
+            raise BadQuery("sort", f"sort must be one of {', '.join(SORTS)}, with '-' in front for descending")
+        runtime = _number(params, "runtime_max", minimum=0)
+        return cls(
+            board=_choice(params, "board", BOARDS, "comparable"), tier=_choice(params, "tier", TIERS, "all"),
+            excluding_leaky=bool(_yes_no(params, "excluding_leaky")), sort=sort, descending=descending,
+            date_from=_date(params, "date_from"), date_to=_date(params, "date_to"), runtime_max=runtime,
+            llm=params.get("llm", "").strip()[:200], hardware=params.get("hardware", "").strip()[:200],
+            open_source=_yes_no(params, "open_source"),
+            verified=_choice(params, "verified", ("", *VERIFIED_FILTERS), ""),
+            resources=_choice(params, "resources", ("", *RESOURCE_FILTERS), ""),
+            page=int(_number(params, "page", minimum=1, integer=True) or 1),
+            page_size=min(int(_number(params, "page_size", minimum=1, integer=True) or PAGE_SIZE), MAX_PAGE_SIZE),
+        )
+
+    def params(self, **changes) -> dict[str, str]:
+        """The non-default parameters of this query (with `changes`), for links that keep the state."""
+        query = replace(self, **changes)
+        default = BoardQuery()
+        out = {}
+        for name in ("board", "tier", "llm", "hardware", "verified", "resources"):
+            if getattr(query, name) != getattr(default, name):
+                out[name] = getattr(query, name)
+        if query.sort:
+            out["sort"] = ("-" if query.descending else "") + query.sort
+        if query.excluding_leaky:
+            out["excluding_leaky"] = "yes"
+        if query.open_source is not None:
+            out["open_source"] = "yes" if query.open_source else "no"
+        for name in ("date_from", "date_to"):
+            if getattr(query, name):
+                out[name] = getattr(query, name).isoformat()
+        if query.runtime_max is not None:
+            out["runtime_max"] = f"{query.runtime_max:g}"
+        if query.page != 1:
+            out["page"] = str(query.page)
+        if query.page_size != PAGE_SIZE:
+            out["page_size"] = str(query.page_size)
+        return out
+
+    def cache_key(self) -> str:
+        return hashlib.sha256(urlencode(sorted(self.params().items())).encode()).hexdigest()[:32]
+
+    @property
+    def filtered(self) -> bool:
+        return bool(set(self.params()) - {"board", "tier", "sort", "excluding_leaky", "page", "page_size"})
+
+
+def board_version() -> int:
+    state = BoardState.objects.filter(pk=1).values_list("version", flat=True).first()
+    return state or 0
+
+
+def _rows(query: BoardQuery) -> QuerySet[BoardRow]:
+    # An entry leaves the board when its refresh runs; until then the status keeps an unpublished one out.
+    rows = BoardRow.objects.filter(tier=query.tier, excluding_leaky=query.excluding_leaky,
+                                   entry__submission__status=Submission.Status.PUBLISHED).select_related("entry")
+    if query.board != "all":
+        rows = rows.filter(board=query.board)
+    entry = {}
+    if query.date_from:
+        entry["entry__date__gte"] = query.date_from
+    if query.date_to:
+        entry["entry__date__lte"] = query.date_to
+    if query.runtime_max is not None:
+        entry["entry__runtime_hours__lte"] = query.runtime_max
+    if query.llm:
+        entry["entry__llms_text__icontains"] = query.llm
+    if query.hardware:
+        entry["entry__hardware_text__icontains"] = query.hardware
+    if query.open_source is not None:
+        entry["entry__open_source"] = query.open_source
+    if query.resources:
+        entry["entry__resources"] = query.resources
+    if query.verified == "verified":
+        entry["entry__verified__in"] = (Entry.Verified.HOSTED, Entry.Verified.REGRADED)
+    elif query.verified:
+        entry["entry__verified"] = query.verified
+    rows = rows.filter(**entry)
+    column = SORTS.get(query.sort, "")
+    if column.startswith("tier_"):
+        rows = rows.annotate(**{column: Subquery(
+            BoardRow.objects.filter(entry=OuterRef("entry"), tier=column.removeprefix("tier_"),
+                                    excluding_leaky=query.excluding_leaky).values("any_medal_mean")[:1])})
+    if not query.sort:
+        if query.board == "comparable":
+            return rows.order_by(F("rank").asc(nulls_last=True), "-any_medal_mean", "entry__date", "pk")
+        return rows.order_by("-any_medal_mean", "-seeds", "entry__date", "pk")
+    ordering = F(column).desc(nulls_last=True) if query.descending else F(column).asc(nulls_last=True)
+    return rows.order_by(ordering, "-any_medal_mean", "pk")
+
+
+def _ranks_text(ranks: list[int]) -> str:
+    """[2, 3, 4, 7] -> '#2–4, #7'."""
+    runs: list[list[int]] = []
+    for rank in sorted(set(ranks)):
+        if runs and rank == runs[-1][-1] + 1:
+            runs[-1].append(rank)
+        else:
+            runs.append([rank])
+    return ", ".join(f"#{r[0]}" if len(r) == 1 else f"#{r[0]}–{r[-1]}" for r in runs)
+
+
+def _cell(variants: dict | None) -> dict | None:
+    if not variants or not variants.get("uses"):
+        return None
+    agg = variants[variants["uses"]]
+    return {"text": format_mean_sem(agg), "seeds": agg["seeds"], "padded": variants["uses"] == "padded",
+            "mean": agg["any_medal"]["mean"], "sem": agg["any_medal"]["sem"]}
+
+
+def _view(row: BoardRow, query: BoardQuery) -> dict:
+    entry = row.entry
+    variant = "excluding_leaky" if query.excluding_leaky else "all"
+    tiers = {tier: (entry.tiers.get(tier) or {}).get(variant) for tier in TIERS}
+    return {
+        "entry_id": entry.pk, "submission_id": entry.submission_id, "board": entry.board,
+        "comparable": entry.board == Entry.Board.COMPARABLE,
+        "rank": row.rank, "rank_low": row.rank_low, "rank_high": row.rank_high, "tied_with": row.tied_with,
+        "tied_text": _ranks_text(row.tied_with),
+        "agent": entry.agent, "agent_version": entry.agent_version, "team": entry.team, "llms": entry.llms,
+        "date": entry.date.isoformat(), "runtime_hours": entry.runtime_hours, "hardware": entry.hardware,
+        "hardware_text": entry.hardware_text, "internet_access": entry.internet_access,
+        "open_source": entry.open_source, "source_url": entry.source_url,
+        "benchmark_version": entry.benchmark_version, "test_set_info": entry.test_set_info,
+        "resources": entry.resources, "verified": entry.verified,
+        "verified_label": entry.get_verified_display(), "padded": entry.padded,
+        "uses": row.uses, "seeds": row.seeds, "any_medal": {"mean": row.any_medal_mean, "sem": row.any_medal_sem},
+        "cells": {tier: _cell(v) for tier, v in tiers.items()},
+        "tiers": {tier: {**v[v["uses"]], "padded": v["uses"] == "padded", "uses": v["uses"]}
+                  for tier, v in tiers.items() if v and v.get("uses")},
+        "footnotes": entry.footnotes,
+        "url": reverse("leaderboard_entry", args=[entry.pk]),
+    }
+
+
+@dataclass(frozen=True)
+class BoardPage:
+    query: BoardQuery
+    rows: list[dict]
+    count: int
+    pages: int
+    version: int
+    footnotes: list[str] = field(default_factory=list)  # numbered from 1 across the page's rows
+
+
+def board_page(query: BoardQuery) -> BoardPage:
+    """One page of a board, as plain dicts (cached until the next refresh)."""
+    version = board_version()
+    key = f"leaderboard:page:{version}:{query.cache_key()}"
+    cached = cache.get(key)
+    if cached is not None:
+        return cached
+    rows = _rows(query)
+    count = rows.count()
+    start = (query.page - 1) * query.page_size
+    views = [_view(row, query) for row in rows[start: start + query.page_size]]
+    notes: dict[str, int] = {}
+    for view in views:
+        view["footnote_numbers"] = [notes.setdefault(note, len(notes) + 1) for note in view["footnotes"]]
+    page = BoardPage(query=query, rows=views, count=count, pages=max(1, math.ceil(count / query.page_size)),
+                     version=version, footnotes=list(notes))
+    cache.set(key, page, CACHE_SECONDS)
+    return page
+
+
+def tier_labels() -> dict[str, str]:
+    return dict(TIER_LABELS)
+
+
+def board_points(query: BoardQuery) -> list[dict]:
+    """Every row of the query's board (all pages) as a point of the over-time plot."""
+    rows = _rows(replace(query, sort="date", descending=False)).values(
+        "entry__agent", "entry__date", "any_medal_mean", "any_medal_sem", "board")
+    return [{"agent": r["entry__agent"], "date": r["entry__date"].isoformat(), "mean": r["any_medal_mean"],
+             "sem": r["any_medal_sem"], "comparable": r["board"] == Entry.Board.COMPARABLE} for r in rows]
+
+
+def medal_frequency(*, rows: list[dict], tier: str, excluding_leaky: bool, most: int = 30) -> dict:
+    """Share of seeds with any medal per competition of the tier (rows of the heatmap) and per entry (the first
+    `most` rows). A self-reported entry's medals are its claimed ones; everyone else's are re-graded."""
+    chosen = rows[:most]
+    if not chosen:
+        return {"competitions": [], "entries": [], "frequency": []}
+    submission_ids = [row["submission_id"] for row in chosen]
+    benchmark_ids = set(Submission.objects.filter(pk__in=submission_ids).values_list("benchmark_id", flat=True))
+    competitions = sorted(slug for slug, splits in Competition.objects.filter(benchmark_id__in=benchmark_ids)
+                          .values_list("slug", "splits") if TIER_SPLITS[tier] in splits)
+    if excluding_leaky:
+        leaky = set(KnownIssue.objects.filter(benchmark_id__in=benchmark_ids, kind=KnownIssue.Kind.LEAK)
+                    .values_list("competition_slug", flat=True))
+        competitions = [c for c in competitions if c not in leaky]
+    claimed_only = {row["submission_id"] for row in chosen if row["verified"] == Entry.Verified.SELF_REPORTED}
+    runs = Counter()
+    medals = Counter()
+    regraded = (Run.objects.filter(submission_id__in=set(submission_ids) - claimed_only, competition__slug__in=competitions)
+                .values("submission_id", "competition__slug").annotate(runs=Count("pk"),
+                                                                      medals=Count("pk", filter=Q(any_medal=True))))
+    for found in regraded:
+        key = (found["submission_id"], found["competition__slug"])
+        runs[key], medals[key] = found["runs"], found["medals"]
+    for run in Run.objects.filter(submission_id__in=claimed_only, competition__slug__in=competitions).values(
+            "submission_id", "competition__slug", "claimed"):
+        key = (run["submission_id"], run["competition__slug"])
+        runs[key] += 1
+        medals[key] += any((run["claimed"] or {}).get(m) for m in ("gold_medal", "silver_medal", "bronze_medal"))
+    frequency = [[medals[(row["submission_id"], c)] / runs[(row["submission_id"], c)]
+                  if runs[(row["submission_id"], c)] else None for row in chosen] for c in competitions]
+    return {"competitions": competitions, "entries": [f"{row['agent']} #{row['entry_id']}" for row in chosen],
+            "frequency": frequency}
+
+
+MEDALS = ("gold", "silver", "bronze")
+
+
+def _medal(report: dict | None) -> str:
+    """The cell's class: the best of gold, silver, bronze, above median, valid, invalid, none."""
+    if not report:
+        return "none"
+    for medal in MEDALS:
+        if report.get(f"{medal}_medal"):
+            return medal
+    if report.get("above_median"):
+        return "above_median"
+    if report.get("valid_submission"):
+        return "valid"
+    return "invalid" if report.get("submission_exists") else "none"
+
+
+def _thresholds(report: dict | None) -> str:
+    if not report:
+        return ""
+    parts = [f"{name} {report[f'{name}_threshold']}" for name in (*MEDALS, "median")
+             if report.get(f"{name}_threshold") is not None]
+    return ", ".join(parts)
+
+
+def entry_get(*, entry_id: int) -> Entry:
+    """A published entry (anyone may see it), or Http404."""
+    from django.http import Http404
+
+    entry = Entry.objects.select_related("submission__team", "submission__benchmark").filter(
+        pk=entry_id, submission__status=Submission.Status.PUBLISHED).first()
+    if entry is None:
+        raise Http404(f"No published entry {entry_id}.")
+    return entry
+
+
+@dataclass(frozen=True)
+class SeedMatrix:
+    seeds: list[int]
+    rows: list[dict]  # {"competition", "tier", "cells": [cell or None per seed]}
+
+
+def entry_matrix(entry: Entry) -> SeedMatrix:
+    """Competition × seed: medal class, score, thresholds, claimed against re-graded."""
+    self_reported = entry.verified == Entry.Verified.SELF_REPORTED
+    runs = list(Run.objects.filter(submission_id=entry.submission_id).select_related("competition")
+                .order_by("competition__slug", "seed"))
+    seeds = sorted({run.seed for run in runs})
+    by_competition: dict[str, dict] = {}
+    for run in runs:
+        regraded, claimed = run.regraded or None, run.claimed or None
+        shown = claimed if self_reported else regraded
+        row = by_competition.setdefault(run.competition.slug, {
+            "competition": run.competition.slug, "tier": run.competition.tier, "cells": {}})
+        claimed_medal = _medal(claimed) if claimed else None
+        row["cells"][run.seed] = {
+            "medal": _medal(shown), "score": (shown or {}).get("score"),
+            "claimed_score": (claimed or {}).get("score"), "claimed_medal": claimed_medal,
+            "regraded_medal": None if self_reported else _medal(regraded),
+            "differs": bool(claimed and not self_reported and (claimed_medal != _medal(regraded)
+                                                               or claimed.get("score") != (regraded or {}).get("score"))),
+            "thresholds": _thresholds(shown or claimed), "reason": (regraded or {}).get("reason") or "",
+            "run": f"{run.run_group}/{run.run_id}",
+        }
+    rows = [{**row, "cells": [row["cells"].get(seed) for seed in seeds]} for row in by_competition.values()]
+    return SeedMatrix(seeds=seeds, rows=rows)
+
+
+def entry_rates(entry: Entry, *, excluding_leaky: bool = False) -> list[dict]:
+    """Per tier: the shown aggregate's gold / silver / bronze / above-median / valid / any-medal rates."""
+    variant = "excluding_leaky" if excluding_leaky else "all"
+    out = []
+    for tier in TIERS:
+        figures = (entry.tiers.get(tier) or {}).get(variant)
+        if not figures or not figures.get("uses"):
+            continue
+        agg = figures[figures["uses"]]
+        out.append({"tier": tier, "label": TIER_LABELS[tier], "uses": figures["uses"], "seeds": agg["seeds"],
+                    "other": figures["padded" if figures["uses"] == "complete" else "complete"],
+                    **{name: agg[name] for name in ("any_medal", "gold", "silver", "bronze", "above_median",
+                                                    "valid_submission", "submission_exists")}})
+    return out
+
+
+def entry_ranks(entry: Entry) -> dict[str, BoardRow]:
+    return {row.tier: row for row in entry.rows.filter(excluding_leaky=False)}
+
+
+def competition_results(*, slug: str) -> tuple[Competition, list[dict]]:
+    """Every published entry's runs on one competition, best medal first, against its thresholds."""
+    from django.http import Http404
+
+    competition = Competition.objects.filter(slug=slug).order_by("-benchmark_id").first()
+    if competition is None:
+        raise Http404(f"No competition {slug!r}.")
+    runs = (Run.objects.filter(competition=competition, submission__status=Submission.Status.PUBLISHED,
+                               submission__board_entry__isnull=False)
+            .select_related("submission__board_entry").order_by("submission_id", "seed"))
+    by_entry: dict[int, dict] = {}
+    for run in runs:
+        entry = run.submission.board_entry
+        report = (run.claimed if entry.verified == Entry.Verified.SELF_REPORTED else run.regraded) or {}
+        row = by_entry.setdefault(entry.pk, {"entry": entry, "seeds": []})
+        row["seeds"].append({"seed": run.seed, "score": report.get("score"), "medal": _medal(report)})
+    order = {"gold": 0, "silver": 1, "bronze": 2, "above_median": 3, "valid": 4, "invalid": 5, "none": 6}
+    rows = []
+    for row in by_entry.values():
+        medals = [seed["medal"] for seed in row["seeds"]]
+        row["medal_share"] = sum(m in MEDALS for m in medals) / len(medals)
+        row["best"] = min(medals, key=order.__getitem__)
+        rows.append(row)
+    rows.sort(key=lambda r: (-r["medal_share"], order[r["best"]], r["entry"].pk))
+    return competition, rows
+
+
+def sort_link(query: BoardQuery, column: str) -> dict[str, str]:
+    """The parameters that sort by `column`, the other way round when it is the current sort."""
+    descending = not query.descending if query.sort == column else column not in ("agent", "team", "llms", "rank")
+    return query.params(sort=column, descending=descending, page=1)
+
+
+def board_meta(page: BoardPage) -> dict:
+    query = page.query
+    return {"board": query.board, "tier": query.tier, "excluding_leaky": query.excluding_leaky,
+            "count": page.count, "page": query.page, "pages": page.pages, "page_size": query.page_size,
+            "version": page.version, "footnotes": page.footnotes}

@@ -1,0 +1,258 @@
+"""Board rows, recomputed from what grading stored when a submission's results or decisions change.
+
+``entry_refresh`` rebuilds one submission's entry and rows (or removes them when it is no longer
+published); ``ranks_refresh`` ranks every comparable tab again; ``board_refresh`` does both and bumps the
+board's version, which is what cached pages and exports key on. A request never recomputes anything.
+"""
+
+import logging
+from collections.abc import Iterable
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.dateparse import parse_date
+
+from competitions.models import KnownIssue
+from grading.bundles.errors import BundleError
+from grading.bundles.manifest import Manifest, parse_manifest
+from grading.engine.aggregation import AGGREGATION_VERSION, aggregate, per_seed
+from grading.engine.tiers import TIERS
+from grading.models import Flag, Run, Submission, TierAggregate
+from grading.services.finish import run_outcome, tier_members
+from leaderboard.models import BoardRow, BoardState, Entry
+from leaderboard.ranking import rank_intervals
+
+logger = logging.getLogger(__name__)
+MAX_FOOTNOTES = 12
+FOOTNOTE_CHARS = 400
+# Flags whose message becomes a footnote while no maintainer has decided on them: what a reader of the board
+# must know to weigh the figure. Decided flags always leave a footnote with the decision's reason.
+FOOTNOTE_CODES = ("test_set_feedback", "known_leaky_competition", "padded_seeds", "benchmark_version",
+                  "nonstandard_resources", "rule_violation", "runtime_over_budget")
+SELF_REPORTED_NOTE = ("Self-reported: these figures come from the team's own grading reports and were not "
+                      "re-graded on this portal.")
+IMPORTED_NOTE = ("Self-reported: imported from the existing MLE-bench board's grading reports; not re-graded "
+                 "on this portal.")
+
+
+def _manifest(submission: Submission) -> Manifest | None:
+    try:
+        return parse_manifest(data=submission.manifest) if submission.manifest else None
+    except BundleError:
+        return None
+
+
+def _hardware_text(manifest: Manifest | None) -> str:
+    if manifest is None:
+        return ""
+    hardware = manifest.hardware
+    parts = [f"{gpu.count} × {gpu.model}" + (f" {gpu.memory_gb:g} GB" if gpu.memory_gb else "") for gpu in hardware.gpus]
+    if hardware.vcpus is not None:
+        parts.append(f"{hardware.vcpus} vCPU")
+    if hardware.ram_gb is not None:
+        parts.append(f"{hardware.ram_gb:g} GB RAM")
+    return " · ".join(parts)
+
+
+def _choose(complete: dict | None, padded: dict | None) -> str | None:
+    """Which aggregate a cell shows: the complete-seed one when any seed is complete, else the padded one."""
+    if complete:
+        return TierAggregate.Kind.COMPLETE
+    if padded:
+        return TierAggregate.Kind.PADDED
+    return None
+
+
+def _tier_figures(submission: Submission, runs: list[Run], leaky: set[str]) -> dict[str, dict]:
+    """Per tier: the stored aggregates and those without the known-leaky competitions, with per-seed values."""
+    stored: dict[str, dict] = {}
+    for agg in TierAggregate.objects.filter(submission=submission):
+        stored.setdefault(agg.tier, {})[agg.kind] = agg.data
+    members = tier_members(benchmark_id=submission.benchmark_id, tiers=[t for t in TIERS if t in stored])
+    outcomes = [run_outcome(run, claimed=submission.report_only) for run in runs]
+    figures: dict[str, dict] = {}
+    for tier, split in members.items():
+        variants = {}
+        for name, competitions in (("all", split), ("excluding_leaky", [c for c in split if c not in leaky])):
+            if name == "all":
+                complete, padded = stored[tier].get("complete"), stored[tier].get("padded")
+            else:
+                complete = aggregate(outcomes, split=competitions, padded=False) if competitions else None
+                padded = aggregate(outcomes, split=competitions, padded=True) if competitions else None
+            uses = _choose(complete, padded)
+            seeds = [row["any_medal"] for row in per_seed(outcomes, split=competitions, padded=uses == "padded")] \
+                if uses and competitions else []
+            variants[name] = {"complete": complete, "padded": padded, "uses": uses, "per_seed": seeds,
+                              "competitions": len(competitions)}
+        figures[tier] = variants
+    return figures
+
+
+def _footnotes(submission: Submission, flags: list[Flag], figures: dict[str, dict]) -> list[str]:
+    notes: list[str] = []
+    if submission.origin == Submission.Origin.IMPORT:
+        notes.append(IMPORTED_NOTE)
+    elif submission.report_only:
+        notes.append(SELF_REPORTED_NOTE)
+    verdict = submission.comparability or {}
+    if not submission.comparable:
+        notes.extend(f"Non-comparable: {reason}." for reason in verdict.get("reasons", []))
+        for tier, tier_verdict in (verdict.get("tiers") or {}).items():
+            notes.extend(f"Non-comparable in {tier}: {reason}." for reason in tier_verdict.get("reasons", []))
+    for tier, variants in figures.items():
+        shown = variants["all"]
+        if shown["uses"] == TierAggregate.Kind.PADDED:
+            notes.append(f"{tier}: no seed has a run of every competition, so the figure pads missing runs with "
+                         f"failures over {shown['padded']['seeds']} seed(s) (MLE-bench's --pad-missing).")
+        agg = shown[shown["uses"]] if shown["uses"] else None
+        if agg and agg.get("medals_unknown_runs"):
+            notes.append(f"{tier}: {agg['medals_unknown_runs']} run(s) on competitions without a leaderboard here "
+                         "count as no medal.")
+    for flag in flags:
+        if flag.decision:
+            notes.append(f"{flag.code} ({flag.key}): {flag.get_decision_display()} by a maintainer"
+                         + (f": {flag.resolution}" if flag.resolution else "") + ".")
+        elif flag.code in FOOTNOTE_CODES and flag.severity != Flag.Severity.INFO:
+            notes.append(f"{flag.code}: {flag.message}")
+    unique = list(dict.fromkeys(note if len(note) <= FOOTNOTE_CHARS else note[: FOOTNOTE_CHARS - 1] + "…"
+                                for note in notes))
+    if len(unique) > MAX_FOOTNOTES:
+        rest = len(unique) - MAX_FOOTNOTES + 1
+        unique = [*unique[: MAX_FOOTNOTES - 1], f"{rest} more note(s) on the entry page."]
+    return unique
+
+
+def _test_set_info(manifest: Manifest | None, flags: list[Flag]) -> str:
+    if manifest is not None and manifest.disclosures.test_set_feedback:
+        return Entry.TestSetInfo.DECLARED
+    if any(f.code == "test_set_feedback" and f.decision != "accept" for f in flags):
+        return Entry.TestSetInfo.FLAGGED
+    return Entry.TestSetInfo.NONE
+
+
+def _resources(flags: list[Flag]) -> str:
+    """From the nonstandard_resources check: beyond the reference setup, not declared, or within it."""
+    found = {f.key for f in flags if f.code == "nonstandard_resources"}
+    if "manifest" in found:
+        return Entry.Resources.BEYOND
+    if "undeclared" in found:
+        return Entry.Resources.UNDECLARED
+    return Entry.Resources.REFERENCE
+
+
+def _verified(submission: Submission) -> str:
+    if submission.origin == Submission.Origin.HOSTED:
+        return Entry.Verified.HOSTED
+    if submission.report_only or submission.origin == Submission.Origin.IMPORT:
+        return Entry.Verified.SELF_REPORTED
+    return Entry.Verified.REGRADED
+
+
+def _date(submission: Submission):
+    declared = submission.manifest.get("date") if submission.origin == Submission.Origin.IMPORT else None
+    parsed = parse_date(declared) if isinstance(declared, str) else None
+    return parsed or timezone.localdate(submission.created_at)
+
+
+@transaction.atomic
+def entry_refresh(*, submission_id: int) -> Entry | None:
+    """Rebuild the entry of a published submission from what grading stored; remove it otherwise.
+    Under the submission's row lock, so two refreshes of one entry run one after the other."""
+    submission = (Submission.objects.select_for_update(of=("self",)).select_related("team", "benchmark")
+                  .filter(pk=submission_id).first())
+    if submission is None or submission.status != Submission.Status.PUBLISHED:
+        Entry.objects.filter(submission_id=submission_id).delete()
+        return None
+    manifest = _manifest(submission)
+    runs = list(Run.objects.filter(submission=submission).select_related("competition"))
+    flags = list(Flag.objects.filter(submission=submission))
+    leaky = set(KnownIssue.objects.filter(benchmark_id=submission.benchmark_id, kind=KnownIssue.Kind.LEAK)
+                .values_list("competition_slug", flat=True))
+    figures = _tier_figures(submission, runs, leaky)
+    board = Entry.Board.COMPARABLE if submission.comparable else Entry.Board.NON_COMPARABLE
+    hardware = manifest.hardware if manifest else None
+    agent = manifest.agent if manifest else None
+    llms = list(manifest.llms) if manifest else []
+    fields = {
+        "board": board, "team": submission.team.name, "agent": agent.name if agent else f"submission {submission.pk}",
+        "agent_version": (agent.version or "") if agent else "", "llms": llms, "llms_text": "; ".join(llms),
+        "date": _date(submission), "runtime_hours": manifest.runtime_hours if manifest else None,
+        "hardware": dict(submission.manifest.get("hardware") or {}) if isinstance(submission.manifest.get("hardware"), dict) else {},
+        "hardware_text": _hardware_text(manifest),
+        "gpu_count": sum(gpu.count for gpu in hardware.gpus) if hardware and hardware.gpus else None,
+        "vcpus": hardware.vcpus if hardware else None, "ram_gb": hardware.ram_gb if hardware else None,
+        "internet_access": manifest.internet_access if manifest else None,
+        "open_source": agent.open_source if agent and agent.open_source is not None else (
+            bool(agent.source_url) if agent and agent.source_url else None),
+        "source_url": (agent.source_url or "") if agent else "",
+        "benchmark_version": (manifest.benchmark.version or "") if manifest else "",
+        "test_set_info": _test_set_info(manifest, flags),
+        "resources": _resources(flags) if submission.origin != Submission.Origin.IMPORT else Entry.Resources.UNDECLARED,
+        "verified": _verified(submission),
+        "padded": any(v["all"]["uses"] == TierAggregate.Kind.PADDED for v in figures.values()),
+        "footnotes": _footnotes(submission, flags, figures),
+        "tiers": {tier: {name: {k: v for k, v in variant.items() if k != "per_seed"} for name, variant in variants.items()}
+                  for tier, variants in figures.items()},
+        "aggregation_version": AGGREGATION_VERSION,
+    }
+    entry, _ = Entry.objects.update_or_create(submission=submission, defaults=fields)
+    kept = []
+    for tier, variants in figures.items():
+        for name, variant in variants.items():
+            uses = variant["uses"]
+            if not uses:
+                continue
+            agg = variant[uses]
+            row, _ = BoardRow.objects.update_or_create(
+                entry=entry, tier=tier, excluding_leaky=name == "excluding_leaky",
+                defaults={"board": board, "uses": uses, "seeds": agg["seeds"],
+                          "any_medal_mean": agg["any_medal"]["mean"], "any_medal_sem": agg["any_medal"]["sem"],
+                          "per_seed": variant["per_seed"],
+                          **({} if board == Entry.Board.COMPARABLE else
+                             {"rank": None, "rank_low": None, "rank_high": None, "tied_with": []})},
+            )
+            kept.append(row.pk)
+    BoardRow.objects.filter(entry=entry).exclude(pk__in=kept).delete()
+    return entry
+
+
+def ranks_refresh() -> None:
+    """Rank every comparable tab (tier × with/without the known-leaky competitions) again."""
+    rows = list(BoardRow.objects.filter(board=Entry.Board.COMPARABLE).only(
+        "pk", "tier", "excluding_leaky", "per_seed", "rank", "rank_low", "rank_high", "tied_with"))
+    tabs: dict[tuple[str, bool], list[BoardRow]] = {}
+    for row in rows:
+        if row.per_seed:
+            tabs.setdefault((row.tier, row.excluding_leaky), []).append(row)
+    changed = []
+    for tab in tabs.values():
+        intervals = rank_intervals([row.per_seed for row in tab])
+        for row, interval in zip(tab, intervals, strict=True):
+            tied = sorted({intervals[j].rank for j in interval.tied_with})
+            values = (interval.rank, interval.low, interval.high, tied)
+            if (row.rank, row.rank_low, row.rank_high, row.tied_with) != values:
+                row.rank, row.rank_low, row.rank_high, row.tied_with = values
+                changed.append(row)
+    BoardRow.objects.bulk_update(changed, ["rank", "rank_low", "rank_high", "tied_with"], batch_size=500)
+
+
+def board_version_bump() -> None:
+    """Every cached page and export of the board is stale from now on."""
+    if not BoardState.objects.filter(pk=1).update(version=F("version") + 1, refreshed_at=timezone.now()):
+        BoardState.objects.get_or_create(pk=1, defaults={"version": 1, "refreshed_at": timezone.now()})
+
+
+def board_refresh(*, submission_ids: Iterable[int] = ()) -> None:
+    for submission_id in submission_ids:
+        entry_refresh(submission_id=submission_id)
+    ranks_refresh()
+    board_version_bump()
+
+
+def board_rebuild() -> int:
+    """Every entry from scratch (after a change to the aggregation or the known-issue list); the count."""
+    published = list(Submission.objects.filter(status=Submission.Status.PUBLISHED).values_list("pk", flat=True))
+    Entry.objects.exclude(submission_id__in=published).delete()
+    board_refresh(submission_ids=published)
+    return len(published)
