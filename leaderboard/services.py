@@ -25,6 +25,8 @@ from leaderboard.ranking import rank_intervals
 
 logger = logging.getLogger(__name__)
 MAX_FOOTNOTES = 12
+DECISION_WORDS = {"accept": "accepted", "non_comparable": "marked non-comparable", "reject": "rejected",
+                  "request_changes": "changes requested"}
 FOOTNOTE_CHARS = 400
 # Flags whose message becomes a footnote while no maintainer has decided on them: what a reader of the board
 # must know to weigh the figure. Decided flags always leave a footnote with the decision's reason.
@@ -111,7 +113,7 @@ def _footnotes(submission: Submission, flags: list[Flag], figures: dict[str, dic
                          "count as no medal.")
     for flag in flags:
         if flag.decision:
-            notes.append(f"{flag.code} ({flag.key}): {flag.get_decision_display()} by a maintainer"
+            notes.append(f"{flag.code} ({flag.key}): {DECISION_WORDS.get(flag.decision, flag.decision)} by a maintainer"
                          + (f": {flag.resolution}" if flag.resolution else "") + ".")
         elif flag.code in FOOTNOTE_CODES and flag.severity != Flag.Severity.INFO:
             notes.append(f"{flag.code}: {flag.message}")

@@ -1,0 +1,51 @@
+"""A visitor in a real browser: switches tiers, sorts, filters, opens an entry, sees its matrix and a plot."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.leaderboard.builders import entry, split_members
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+
+
+@pytest.mark.browser
+def test_a_visitor_switches_tiers_sorts_filters_and_opens_an_entry(page, transactional_db, team):
+    low = split_members("low")
+    entry(team, agent="Alpha", split="split75", medals={s: low[:6] for s in range(3)})
+    entry(team, agent="Beta", medals={s: low[:2] for s in range(3)}, manifest={"llms": ["claude-3.5"]})
+    entry(team, agent="Gamma", medals={s: low[:4] for s in range(3)}, comparable=False)
+
+    page.goto("/leaderboard/")
+    assert page.locator("#board tbody tr").count() == 1  # the All tab: only the split75 entry
+    page.click("#tier-tabs a[data-tier=low]")
+    page.wait_for_url(re.compile(r".*tier=low.*"))
+    assert page.locator("#board tbody tr").count() == 2
+    page.click("#board-tabs a[data-board=all]")
+    page.wait_for_url(re.compile(r".*board=all.*"))
+    assert page.locator("#board tbody tr").count() == 3
+
+    page.click("a[data-sort=agent]")
+    page.wait_for_url(re.compile(r".*sort=agent.*"))
+    names = page.locator("#board tbody tr td:nth-child(3) > a").all_inner_texts()
+    assert names == ["Alpha", "Beta", "Gamma"]
+
+    page.fill("#filters input[name=llm]", "claude")
+    page.click("#filters button[type=submit]")
+    page.wait_for_url(re.compile(r".*llm=claude.*"))
+    assert page.locator("#board tbody tr td:nth-child(3) > a").all_inner_texts() == ["Beta"]
+    assert "sort=agent" in page.url and "tier=low" in page.url  # the state lives in the URL
+
+    page.goto("/leaderboard/?tier=low")
+    page.wait_for_selector("#plot-over-time[data-drawn=true]")  # plotly.js, from our static files, drew it
+    assert page.locator("#plot-over-time .main-svg").count() >= 1
+
+    page.click("#board tbody tr >> text=Alpha")
+    page.wait_for_url(re.compile(r".*/leaderboard/entries/\d+/$"))
+    assert page.locator("#entry-title").inner_text().startswith("Alpha")
+    assert page.locator("#matrix td.cell.gold").count() == 18  # 6 competitions × 3 seeds
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    shot = SCREENSHOTS / "leaderboard-entry.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 10_000
