@@ -131,3 +131,19 @@ def test_refreshing_twice_changes_nothing(team):
     services.board_refresh(submission_ids=[submission.pk])
     assert list(BoardRow.objects.filter(entry__submission=submission).order_by("pk").values()) == before
     assert Entry.objects.filter(submission=submission).count() == 1
+
+
+def test_the_rebuild_command_recomputes_every_entry_and_drops_stale_ones(team):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    kept = entry(team)
+    gone = entry(team)
+    Submission.objects.filter(pk=gone.pk).update(status=Submission.Status.REJECTED)
+    BoardRow.objects.filter(entry__submission=kept).delete()
+    out = StringIO()
+    call_command("rebuild_leaderboard", stdout=out)
+    assert "from 1 published submission(s)" in out.getvalue()
+    assert BoardRow.objects.filter(entry__submission=kept).count() == 2  # low, with and without leaky ones
+    assert not Entry.objects.filter(submission=gone).exists()
