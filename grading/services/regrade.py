@@ -14,8 +14,11 @@ REGRADABLE = (S.IN_REVIEW, S.PUBLISHED)
 def submission_regrade(*, submission_id: int) -> bool:
     """Grade every run of a submission again; False when it is not in a state that can be re-graded.
 
-    The team's claims and maintainers' decided flags stay; open flags and aggregates are made anew.
+    The team's claims and maintainers' decided flags stay; open flags and aggregates are made anew. An entry
+    imported from another board's reports has nothing to re-grade (import_mlebench_runs updates it).
     """
+    if Submission.objects.filter(pk=submission_id, origin=Submission.Origin.IMPORT).exists():
+        return False
     with transaction.atomic():
         if not Run.objects.filter(submission_id=submission_id).exists():
             return _report_only_regrade(submission_id)
@@ -44,5 +47,6 @@ def _report_only_regrade(submission_id: int) -> bool:
 
 def submissions_regrade_all() -> int:
     """Re-grade every submission that has results; returns how many were queued."""
-    ids = Submission.objects.filter(status__in=REGRADABLE).values_list("pk", flat=True)
+    ids = (Submission.objects.filter(status__in=REGRADABLE).exclude(origin=Submission.Origin.IMPORT)
+           .values_list("pk", flat=True))
     return sum(submission_regrade(submission_id=pk) for pk in list(ids))

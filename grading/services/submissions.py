@@ -58,7 +58,8 @@ def submission_transition(*, submission_id: int, to: str, reason: str = "", expe
     )
     if updated:
         logger.info("submission %s -> %s%s", submission_id, to, f" ({reason})" if reason else "")
-        entry_changed_send(submission_id=submission_id)
+        if to == S.PUBLISHED or S.PUBLISHED in sources:  # onto the board, or maybe off it
+            entry_changed_send(submission_id=submission_id)
     return bool(updated)
 
 
