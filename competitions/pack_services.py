@@ -12,6 +12,7 @@ from django.core.files import File
 from django.core.files.storage import storages
 from django.db import transaction
 
+from competitions.answers_cache import answers_cache_drop, answers_cache_store
 from competitions.models import Competition, CompetitionPack
 from competitions.packs import (
     FoundPack,
@@ -28,7 +29,6 @@ from grading.engine.hashing import file_sha256
 from grading.engine.medals import read_leaderboard
 from grading.engine.registry import GraderRef, get_grader, run_grader
 from grading.engine.submission_size import honest_size, list_lengths_from_params
-from grading.services.answers_cache import answers_cache_drop, answers_cache_store
 
 logger = logging.getLogger(__name__)
 

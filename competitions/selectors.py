@@ -6,6 +6,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.files.storage import storages
 from django.db.models import QuerySet
+from django.db.models.functions import Lower
 from django.http import Http404
 
 from competitions.models import Benchmark, Competition, CompetitionPack
@@ -22,7 +23,7 @@ def competition_list(*, tier: str | None = None, split: str | None = None) -> Qu
     queryset = Competition.objects.filter(benchmark__is_current=True).select_related("benchmark", "pack")
     if tier:
         queryset = queryset.filter(tier=tier)
-    competitions = queryset.order_by("slug")
+    competitions = queryset.order_by(Lower("name"), "slug")  # "AI4Code" among the a's, not before them
     if split:
         # JSON containment is not portable to SQLite; the registry is small enough to filter here.
         slugs = [c.slug for c in competitions if split in c.splits]

@@ -1,3 +1,5 @@
+import dataclasses
+import math
 from dataclasses import dataclass
 from datetime import timedelta
 from itertools import groupby
@@ -8,7 +10,7 @@ from django.db.models import Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
 
-from grading.engine.report import build_run_group_report
+from grading.engine.report import CompetitionReport, build_run_group_report
 from grading.engine.safe_json import restored_report
 from grading.engine.report_parser import parse_competition_report
 from grading.models import Decision, Flag, ReviewEvent, Run, Submission, TierAggregate
@@ -51,17 +53,64 @@ def submission_runs(submission: Submission) -> QuerySet[Run]:
     return submission.runs.select_related("competition").order_by("competition__slug", "seed")
 
 
-def submission_grading_report(submission: Submission) -> dict:
-    """The server's report in MLE-bench's format: one competition report per re-graded run."""
-    reports = [
-        parse_competition_report(
-            {k: v for k, v in restored_report(run.regraded).items() if k != "reason"}, where=f"run {run.pk}"
+@dataclass(frozen=True)
+class ReportRow:
+    """One competition report of the server's grading report, with the seed of the run it grades."""
+
+    seed: int
+    report: CompetitionReport
+
+    @property
+    def medal(self) -> str:
+        report = self.report
+        if not report.medals_known:
+            return "unknown"
+        for name, won in (("gold", report.gold_medal), ("silver", report.silver_medal),
+                          ("bronze", report.bronze_medal), ("above median", report.above_median)):
+            if won:
+                return name
+        return "none"
+
+    @property
+    def score_is_nan(self) -> bool:
+        return self.report.score is not None and math.isnan(self.report.score)
+
+
+@dataclass(frozen=True)
+class GradingReportTable:
+    """The server's grading report for people: its totals and one row per competition report."""
+
+    totals: dict[str, int]
+    rows: list[ReportRow]
+
+
+def submission_grading_report_table(submission: Submission) -> GradingReportTable:
+    rows = submission_report_rows(submission)
+    return GradingReportTable(totals=build_run_group_report(row.report for row in rows).totals(), rows=rows)
+
+
+def submission_report_rows(submission: Submission) -> list[ReportRow]:
+    """The competition reports of the server's grading report, reasons included, in report order."""
+    return [
+        ReportRow(
+            seed=run.seed,
+            report=dataclasses.replace(
+                parse_competition_report(
+                    {k: v for k, v in restored_report(run.regraded).items() if k != "reason"}, where=f"run {run.pk}"
+                ),
+                reason=run.regraded.get("reason"),
+            ),
         )
         for run in submission_runs(submission)
         # A run of a competition without thresholds (not gradable here) has no MLE-bench report.
         if run.regraded
         and (run.regraded.get("gold_threshold") is not None or run.regraded.get("medals_known") is False)
     ]
+
+
+def submission_grading_report(submission: Submission) -> dict:
+    """The server's report in MLE-bench's format: one competition report per re-graded run."""
+    reports = [row.report for row in submission_report_rows(submission)]
     return build_run_group_report(reports).to_dict(with_reason=False)
 
 

@@ -43,6 +43,13 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
     return render(request, "grading/submission_detail.html", context)
 
 
+def submission_grading_report_view(request: HttpRequest, submission_id: int) -> HttpResponse:
+    """The server's grading report as a page: the JSON download's numbers, with each run's reason."""
+    submission = selectors.submission_get(user=request.user, submission_id=submission_id)
+    context = {"submission": submission, "table": selectors.submission_grading_report_table(submission)}
+    return render(request, "grading/grading_report.html", context)
+
+
 def _require_reviewer(request: HttpRequest) -> None:
     # Anonymous visitors get the same 403 as team members: the queue's existence says nothing about anyone.
     if not is_maintainer(request.user):

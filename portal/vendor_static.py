@@ -20,7 +20,7 @@ class VendorFinder(BaseFinder):
     def find(self, path: str, find_all: bool = False, **kwargs):
         found = _vendor_files().get(path)
         if found is None or not found.is_file():
-            return [] if find_all else None
+            return []  # what Django's own finders answer for "not here", in both modes
         return [str(found)] if find_all else str(found)
 
     def list(self, ignore_patterns):

@@ -4,10 +4,10 @@ import ctypes
 from pathlib import Path
 from typing import Any
 
+from competitions.answers_cache import answers_load
 from competitions.models import Competition
 from competitions.selectors import grading_setup
 from grading.engine.report import CompetitionReport, grade_submission
-from grading.services.answers_cache import answers_load
 
 # The answers last loaded by this process. Runs are queued competition by competition, so a worker often
 # grades several seeds of one competition in a row; keeping one competition's answers saves loading them

@@ -67,3 +67,28 @@ def flagged_submission(team, *, status: str = Submission.Status.IN_REVIEW, flags
                             message=spec.get("message", f"{spec['code']} seen in the logs."), code=spec["code"],
                             severity=spec["severity"], evidence=spec.get("evidence", {}))
     return submission
+
+
+def reported_submission(team, *, status: str = Submission.Status.IN_REVIEW) -> Submission:
+    """A graded submission whose two runs hold complete reports: a silver medal, and an invalid file with
+    its reason."""
+    from grading.engine.report import CompetitionReport
+
+    benchmark = current_benchmark()
+    submission = Submission.objects.create(team=team, benchmark=benchmark, status=status, progress_done=2,
+                                           progress_total=2)
+    spooky = Competition.objects.get(slug="spooky-author-identification")
+    common = {"competition_id": spooky.slug, "gold_threshold": 0.16506, "silver_threshold": 0.26996,
+              "bronze_threshold": 0.29381, "median_threshold": 0.418785, "is_lower_better": True,
+              "created_at": "2024-08-01T10:00:00", "gold_medal": False, "bronze_medal": False}
+    reports = [
+        CompetitionReport(**common, score=0.2512, any_medal=True, silver_medal=True, above_median=True,
+                          submission_exists=True, valid_submission=True, submission_path="runs/g/spooky_0/submission.csv"),
+        CompetitionReport(**common, score=None, any_medal=False, silver_medal=False, above_median=False,
+                          submission_exists=True, valid_submission=False, submission_path="runs/g/spooky_1/submission.csv",
+                          reason="column 'EAP' has 1 value that is not a number, e.g. 'x' in row 2 (id 'id1')"),
+    ]
+    for seed, report in enumerate(reports):
+        Run.objects.create(submission=submission, competition=spooky, seed=seed, run_group="g",
+                           run_id=f"spooky_{seed}", status=Run.Status.DONE, regraded=report.to_dict(with_reason=True))
+    return submission

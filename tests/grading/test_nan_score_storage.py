@@ -46,3 +46,9 @@ def test_the_results_api_answers_strict_json_and_the_report_download_writes_nan(
     report = json.loads(download.content)  # Python's json, as MLE-bench's scripts read it
     nan_entries = [r for r in report["competition_reports"] if r["score"] is not None and math.isnan(r["score"])]
     assert len(nan_entries) == 1 and "score_is_nan" not in nan_entries[0]
+
+
+def test_the_report_page_shows_a_nan_score_as_nan(graded_nan, client, alice):
+    client.force_login(alice)
+    page = client.get(f"/submissions/{graded_nan.submission_id}/grading-report/").content.decode()
+    assert "NaN <span class=\"muted\">(earns nothing)</span>" in page

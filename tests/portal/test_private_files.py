@@ -12,9 +12,9 @@ from django.core.files.storage import storages
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
+from competitions.answers_cache import answers_cache_file
 from competitions.models import CompetitionPack
 from competitions.services import competitions_load
-from grading.services.answers_cache import answers_cache_file
 from tests.competitions.builders import SPOOKY, write_portal_pack
 
 REPO = Path(__file__).resolve().parents[2]

@@ -10,6 +10,11 @@ As MLE-bench scores it (scikit-learn's ``MultiLabelBinarizer`` + ``f1_score(aver
 * over all rows, ``F1 = 2 TP / (|predicted pairs| + |true pairs|)``, 0 when both are empty
   (scikit-learn's ``zero_division`` default).
 
+One case departs from the reference, on purpose: answers holding a single distinct label give
+``MultiLabelBinarizer`` a one-column matrix, which scikit-learn reads as a binary target and micro-averages
+over both of its values (so it counts rows where the label is absent on both sides as hits); the formula
+above is kept there too. No competition's answers hold fewer than two labels.
+
 Rows are matched by id: the submission needs the id and label columns (others are ignored), one row per
 test id. Cells are read as text; a column pandas parsed as numbers (every cell a single id) is compared
 by the text of its numbers (``448``; a float column gives ``448.0``, which matches nothing).

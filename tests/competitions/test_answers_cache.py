@@ -7,11 +7,11 @@ import pandas as pd
 import pytest
 from django.core.management import call_command
 
+from competitions import answers_cache
+from competitions.answers_cache import answers_cache_file, answers_load
 from competitions.models import CompetitionPack
 from competitions.services import competitions_load
 from grading.engine import csvio
-from grading.services import answers_cache
-from grading.services.answers_cache import answers_cache_file, answers_load
 from grading.services.grade_file import grade_file
 from tests.competitions.builders import SPOOKY, spooky_answers, spooky_submission, write_portal_pack
 

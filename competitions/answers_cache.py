@@ -6,6 +6,10 @@ of the parsed frame loads 5-20x faster and gives the very same frame (dtypes inc
 tell the difference. Entries are keyed by the answers' SHA-256 (recorded at pack import) and the pandas
 version, written at pack import and on first use, replaced atomically, and never served: they live under
 PORTAL_DATA_DIR/cache/answers beside the other private local copies.
+
+It belongs to the competition registry, which writes entries when it imports a pack; grading reads them
+through :func:`answers_load`. Only the framework-free engine and portal helpers are imported here, so the
+registry never depends on the grading app.
 """
 
 import logging
