@@ -2,6 +2,8 @@
 
 ``bundle()`` writes ``runs/<group>/`` with metadata.json and per run run.log, submission/, code/ (the demo
 agent's), adds the logs and code a test asks for, and returns a CheckContext over it with a re-grade.
+``check_context()`` with ``run_files()`` and ``manifest_with()`` builds plain contexts for the unit tests of
+one check: a few small files or none, thresholds chosen by the test.
 """
 
 from __future__ import annotations
@@ -11,10 +13,8 @@ from pathlib import Path
 
 from competitions.demo.catalog import competition_facts
 from competitions.demo.runs import default_manifest, write_run_group
-from grading.bundles.manifest import parse_manifest
-from grading.checks.context import (
-    BoardVersion, CheckContext, CheckSettings, CompetitionFacts, KnownIssue, RunFiles,
-)
+from grading.bundles.manifest import Manifest, parse_manifest
+from grading.checks.context import BoardVersion, CheckContext, CheckSettings, CompetitionFacts, KnownIssue, RunFiles
 
 PIZZA = "random-acts-of-pizza"  # low, a known test-label leak
 HMS = "hms-harmful-brain-activity-classification"  # high, the empty-cells loophole
@@ -148,3 +148,74 @@ def flags_of(flags, code: str) -> dict:
 def timestamps(hours: float) -> str:
     start = datetime(2026, 11, 30, 10, 0, 0)
     return "".join(f"[{start + timedelta(hours=hours * i / 4):%Y-%m-%d %H:%M:%S}] step {i}\n" for i in range(5))
+
+
+# Plain contexts, no demo agent: a manifest changed by dotted keys, runs written as a few small files (or
+# none at all), competition facts with chosen thresholds. Fast enough to build hundreds of.
+
+REMOVE = object()  # a value for manifest_with: drop the key
+
+
+def manifest_with(changes: dict | None = None, *, split: str = "low", seeds: int = 3) -> Manifest:
+    """The demo manifest with ``{"hardware.vcpus": 64, "benchmark.commit": REMOVE}``-style changes."""
+    body = default_manifest(split=split, seeds=seeds)
+    for path, value in (changes or {}).items():
+        *parents, name = path.split(".")
+        parent = body
+        for key in parents:
+            parent = parent.setdefault(key, {})
+        if value is REMOVE:
+            parent.pop(name, None)
+        else:
+            parent[name] = value
+    return parse_manifest(data=body)
+
+
+def run_files(root: Path | None, cid: str, seed: int, *, group: str = "group", submission: str | bytes | None = None,
+              run_log: str | None = None, logs: dict | None = None, code: dict | None = None,
+              claimed: dict | None = None, regraded: dict | None = None) -> RunFiles:
+    """One run: ``root/runs/<group>/<cid>_<seed>/`` with the files given (none when ``root`` is None)."""
+    run_id = f"{cid}_{seed:08x}"
+    folder = sub = None
+    if root is not None:
+        folder = root / "runs" / group / run_id
+        folder.mkdir(parents=True, exist_ok=True)
+        files = {"run.log": run_log, **{f"logs/{k}": v for k, v in (logs or {}).items()},
+                 **{f"code/{k}": v for k, v in (code or {}).items()},
+                 "submission/submission.csv": submission}
+        for rel, body in files.items():
+            if body is None:
+                continue
+            path = folder / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(body) if isinstance(body, bytes) else path.write_text(body)
+        sub = folder / "submission" / "submission.csv"
+        sub = sub if sub.is_file() else None
+    return RunFiles(competition_id=cid, seed=seed, run_path=f"runs/{group}/{run_id}", folder=folder, submission=sub,
+                    claimed=claimed, regraded=regraded if regraded is not None else {})
+
+
+def facts(cid: str, *, gold: float | None = None, median: float | None = None, lower: bool | None = None,
+          best: float | None = None, answers_file: str = "prepared/private/test.csv", id_column: str = "id",
+          higher_is_better: bool = True) -> CompetitionFacts:
+    return CompetitionFacts(slug=cid, answers_file=answers_file, higher_is_better=higher_is_better,
+                            is_lower_better=lower, gold_threshold=gold, median_threshold=median,
+                            leaderboard_best=best, id_column=id_column)
+
+
+DEFAULT = object()
+
+
+def check_context(*, runs=(), manifest=DEFAULT, tiers: dict | None = None, competitions=(), known_issues=KNOWN_ISSUES,
+                  board: BoardVersion | None = None, settings: CheckSettings | None = None, **rest) -> CheckContext:
+    """A CheckContext over ``runs`` (RunFiles), the demo manifest unless told, the board at v1/BOARD_COMMIT."""
+    return CheckContext(
+        manifest=manifest_with() if manifest is DEFAULT else manifest, runs=tuple(runs),
+        tier_members=tiers or {}, competitions={f.slug: f for f in competitions}, known_issues=tuple(known_issues),
+        board=board or BoardVersion(version="v1", commit=BOARD_COMMIT), settings=settings or CheckSettings(), **rest,
+    )
+
+
+def runs_without_files(cids_and_counts: dict[str, int], **claims) -> list[RunFiles]:
+    """Runs without files: ``{"a": 3, "b": 2}`` gives seeds 0..2 of a and 0..1 of b."""
+    return [run_files(None, cid, seed, **claims) for cid, count in cids_and_counts.items() for seed in range(count)]

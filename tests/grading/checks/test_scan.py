@@ -2,6 +2,8 @@
 
 import tracemalloc
 
+import pytest
+
 from grading.checks.patterns import GRADER_FIELDS, TEST_SCORE, private_paths
 from grading.checks.scan import pattern, scan_files
 from tests.grading.checks.builders import AIDE_LOG, HONEST_CODE
@@ -82,3 +84,112 @@ def test_two_matches_of_one_pattern_on_one_line_count_once(tmp_path):
     path = tmp_path / "a.log"
     path.write_bytes(b"alpha beta\nbeta\n")
     assert scan_files([("a.log", path, "logs")], patterns=[p]).get("both").total == 2
+
+
+def lines_of(result, name="grader_fields"):
+    return [hit.line for hit in result.get(name).hits]
+
+
+def test_a_last_line_without_a_newline_is_scanned_with_its_number(tmp_path):
+    result = scan(tmp_path, b"one\ntwo\ngold_medal")
+    assert lines_of(result) == [3] and result.get("grader_fields").hits[0].excerpt[-1] == "3: gold_medal"
+
+
+def test_the_context_is_clipped_at_the_start_and_end_of_the_file(tmp_path):
+    result = scan(tmp_path, b"gold_medal first\nmiddle\nlast gold_medal\n")
+    first, last = result.get("grader_fields").hits
+    assert first.excerpt == ["1: gold_medal first", "2: middle", "3: last gold_medal"]
+    assert last.excerpt == ["1: gold_medal first", "2: middle", "3: last gold_medal"]
+    assert scan(tmp_path, b"a\nb\nc\ngold_medal\n", context_lines=0).get("grader_fields").hits[0].excerpt == [
+        "4: gold_medal"]
+
+
+def test_hits_beyond_the_cap_are_counted_with_their_files_but_not_kept(tmp_path):
+    (tmp_path / "b.log").write_bytes(b"gold_medal\n" * 3)
+    (tmp_path / "a.log").write_bytes(b"gold_medal\n" * 3)
+    result = scan_files([("a.log", tmp_path / "a.log", "logs"), ("b.log", tmp_path / "b.log", "logs")],
+                        patterns=PATTERNS, max_hits=4)
+    found = result.get("grader_fields")
+    assert found.total == 6 and found.files == {"a.log", "b.log"} and len(found.hits) == 4
+    assert [(h.file, h.line) for h in found.hits] == [("a.log", 1), ("a.log", 2), ("a.log", 3), ("b.log", 1)]
+    assert found.as_evidence()["files"] == 2 and found.as_evidence()["total"] == 6
+
+
+def test_an_excluded_line_is_no_hit(tmp_path):
+    p = pattern("private", r"/private/", exclude=r"read-only")
+    path = tmp_path / "a.log"
+    path.write_bytes(b"mount /private/ read-only\ncat /private/answers.csv\n")
+    assert lines_of(scan_files([("a.log", path, "logs")], patterns=[p]), "private") == [2]
+
+
+def test_a_pattern_for_code_is_not_applied_to_logs_and_one_for_logs_not_to_code(tmp_path):
+    code_only, logs_only = pattern("c", r"needle", where="code"), pattern("l", r"needle", where="logs")
+    both = pattern("b", r"needle")
+    path = tmp_path / "f"
+    path.write_bytes(b"needle\n")
+    as_log = scan_files([("f", path, "logs")], patterns=[code_only, logs_only, both])
+    as_code = scan_files([("f", path, "code")], patterns=[code_only, logs_only, both])
+    assert {n for n, r in as_log.by_pattern.items() if r.total} == {"l", "b"}
+    assert {n for n, r in as_code.by_pattern.items() if r.total} == {"c", "b"}
+
+
+def test_a_file_with_no_pattern_for_its_kind_is_not_read(tmp_path):
+    path = tmp_path / "a.log"
+    path.write_bytes(b"needle\n")
+    result = scan_files([("a.log", path, "logs")], patterns=[pattern("c", r"needle", where="code")])
+    assert (result.files_scanned, result.bytes_scanned) == (0, 0)
+
+
+def test_a_file_that_cannot_be_read_is_skipped_and_the_others_are_scanned(tmp_path):
+    good = tmp_path / "good.log"
+    good.write_bytes(b"gold_medal\n")
+    seen = []
+    result = scan_files([("gone.log", tmp_path / "gone.log", "logs"), ("good.log", good, "logs")], patterns=PATTERNS,
+                        on_file=seen.append)
+    assert lines_of(result) == [1] and result.files_scanned == 1 and result.get("grader_fields").files == {"good.log"}
+    assert seen == ["gone.log", "good.log"]
+
+
+def test_an_empty_file_is_scanned_and_finds_nothing(tmp_path):
+    result = scan(tmp_path, b"")
+    assert result.files_scanned == 1 and result.bytes_scanned == 0 and result.by_pattern == {}
+
+
+def test_binary_is_told_by_the_suffix_or_a_nul_byte_in_the_first_8_kib(tmp_path):
+    assert scan(tmp_path, b"gold_medal\n", name="weights.SAFETENSORS").skipped_binary == ["weights.SAFETENSORS"]
+    late_nul = b"x\n" * 5000 + b"\0\ngold_medal\n"
+    result = scan(tmp_path, late_nul, name="late.log")
+    assert result.skipped_binary == [] and lines_of(result) == [5002]
+
+
+def test_a_line_that_straddles_a_chunk_keeps_its_number(tmp_path):
+    from grading.checks.scan import CHUNK
+
+    width = 100
+    row = b"x" * (width - 1) + b"\n"
+    before = CHUNK // width  # the line that crosses the first chunk's end is line before + 1
+    body = row * before + b"y" * 50 + b" gold_medal " + b"z" * 200 + b"\n" + b"gold_medal\n"
+    assert len(row * before) < CHUNK < len(row * before) + 250
+    assert lines_of(scan(tmp_path, body)) == [before + 1, before + 2]
+
+
+def test_a_long_line_is_shown_as_the_part_around_the_hit(tmp_path):
+    from grading.checks.scan import EXCERPT_CHARS
+
+    result = scan(tmp_path, b"a" * 1000 + b" gold_medal " + b"b" * 1000 + b"\n")
+    (shown,) = result.get("grader_fields").hits[0].excerpt
+    assert shown.startswith("1: …") and shown.endswith("…") and "gold_medal" in shown
+    assert len(shown) == len("1: ") + EXCERPT_CHARS + 2
+
+
+def test_tabs_carriage_returns_and_control_bytes_are_shown_harmlessly(tmp_path):
+    (shown,) = scan(tmp_path, b"\tgold_medal\x1b[31m\r\n", context_lines=0).get("grader_fields").hits[0].excerpt
+    assert shown == "1:  gold_medal\N{REPLACEMENT CHARACTER}[31m "
+
+
+@pytest.mark.xfail(strict=True, reason="bug: when a chunk ends in a partial line longer than max_line_bytes, that "
+                                       "piece is scanned before the complete lines before it, so hits come out of "
+                                       "order and the flag's 'first ... line N' is not the first")
+def test_hits_are_kept_in_line_order_around_a_long_line_cut_at_a_chunk(tmp_path):
+    body = b"gold_medal first\n" + b"gold_medal second " + b"x" * (2 * 1024 * 1024) + b"\nend\n"
+    assert lines_of(scan(tmp_path, body, max_line_bytes=256)) == [1, 2]

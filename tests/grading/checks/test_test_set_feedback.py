@@ -1,8 +1,12 @@
 """test_set_feedback: declared, or seen in logs and code; never on an honest agent's ordinary output."""
 
+import pytest
+
 from competitions.demo.runs import default_manifest
 from grading.checks import test_set_feedback
-from tests.grading.checks.builders import PIZZA, SPOOKY, bundle, flags_of
+from tests.grading.checks.builders import (
+    DEFAULT, HMS, PIZZA, SPOOKY, bundle, check_context, facts, flags_of, manifest_with, run_files,
+)
 
 
 def test_a_declared_feedback_is_blocking(tmp_path):
@@ -45,3 +49,80 @@ def test_hits_are_capped_but_counted(tmp_path):
                      "test_set_feedback")
     evidence = flags["grader_fields"].evidence
     assert evidence["total"] == 100 and evidence["files"] == 2 and len(evidence["hits"]) == 5
+
+
+def feedback(tmp_path, runs: dict, *, manifest=DEFAULT):
+    """``runs``: {(competition, seed): {"logs": {...}, "code": {...}}}."""
+    built = [run_files(tmp_path, cid, seed, **files) for (cid, seed), files in runs.items()]
+    context = check_context(runs=built, manifest=manifest,
+                            tiers={"low": [PIZZA, SPOOKY], "high": [HMS], "all": [PIZZA, SPOOKY, HMS]})
+    return flags_of(test_set_feedback.check(context), "test_set_feedback")
+
+
+def test_the_declared_flag_points_at_the_manifest_key():
+    manifest = manifest_with({"disclosures.test_set_feedback": True})
+    (flag,) = test_set_feedback.check(check_context(manifest=manifest))
+    assert (flag.key, flag.tiers) == ("declared", [])
+    assert flag.message == ("The manifest declares that test-set feedback reached the agent "
+                            "(disclosures.test_set_feedback).")
+    assert flag.evidence == {"file": "manifest.json", "disclosures.test_set_feedback": True}
+
+
+@pytest.mark.parametrize("value", [False, None])
+def test_no_feedback_declared_or_the_key_left_out_declares_nothing(value):
+    manifest = manifest_with({"disclosures.test_set_feedback": value})
+    assert test_set_feedback.check(check_context(manifest=manifest)) == []
+
+
+def test_a_scan_flag_says_what_was_found_how_often_and_where_first(tmp_path):
+    flags = feedback(tmp_path, {(PIZZA, 0): {"logs": {"agent.log": "start\nmedal status: 1\nmedal status: 0\n"}}})
+    flag = flags["test_score"]
+    label = f"runs/group/{PIZZA}_00000000/logs/agent.log"
+    assert flag.message == ("a private/leaderboard score, rank or medal reported during the run: 2 line(s) in 1 "
+                            f"file(s), first {label} line 2.")
+    assert (flag.evidence["total"], flag.evidence["files"]) == (2, 1)
+    assert flag.evidence["hits"][1] == {"file": label, "line": 3,
+                                        "excerpt": ["1: start", "2: medal status: 1", "3: medal status: 0"]}
+
+
+def test_the_tiers_and_competitions_are_those_of_every_run_it_was_found_in(tmp_path):
+    line = {"logs": {"a.log": "gold_threshold = 0.98\n"}}
+    flag = feedback(tmp_path, {(HMS, 0): line, (SPOOKY, 1): line, (SPOOKY, 2): line, (PIZZA, 0): {}})["grader_fields"]
+    assert flag.tiers == ["low", "high", "all"]
+    assert (flag.evidence["competitions"], flag.evidence["competitions_total"]) == ([HMS, SPOOKY], 2)
+    assert (flag.evidence["total"], flag.evidence["files"]) == (3, 3)
+
+
+def test_a_found_run_of_a_competition_outside_the_split_holds_the_whole_entry(tmp_path):
+    flag = feedback(tmp_path, {("outside-the-split", 0): {"logs": {"a.log": "import mlebench\n"}}})["grading_calls"]
+    assert flag.tiers == [] and flag.evidence["competitions"] == ["outside-the-split"]
+
+
+def test_a_harness_rule_counts_in_code_but_not_in_a_log(tmp_path):
+    line = "fitness = 1.0 if report.any_medal else 0.0\n"
+    assert "harness_feedback" not in feedback(tmp_path / "a", {(PIZZA, 0): {"logs": {"a.log": line}}})
+    assert "harness_feedback" in feedback(tmp_path / "b", {(PIZZA, 0): {"code": {"loop.py": line}}})
+
+
+def test_a_selection_by_test_score_counts_in_a_log_but_not_in_code(tmp_path):
+    line = "Selected the best node by test score\n"
+    assert set(feedback(tmp_path / "a", {(PIZZA, 0): {"code": {"a.py": line}}})) == set()
+    assert set(feedback(tmp_path / "b", {(PIZZA, 0): {"logs": {"a.log": line}}})) == {"select_by_test"}
+
+
+def test_per_row_correctness_is_feedback_and_a_validation_count_is_not(tmp_path):
+    log = "validation: 812 rows correct\n1187 rows are correct\n"
+    flags = feedback(tmp_path, {(PIZZA, 0): {"logs": {"a.log": log}}})
+    assert set(flags) == {"row_correctness"} and flags["row_correctness"].evidence["hits"][0]["line"] == 2
+
+
+def test_the_competitions_answers_file_name_is_a_private_path(tmp_path):
+    run = run_files(tmp_path, PIZZA, 0, code={"a.py": "pd.read_csv('gold_answers.csv')\n"})
+    context = check_context(runs=[run], competitions=[facts(PIZZA, answers_file="prepared/private/gold_answers.csv")])
+    assert [f.key for f in test_set_feedback.check(context)] == ["private_paths"]
+
+
+def test_a_declared_and_a_seen_feedback_are_separate_flags(tmp_path):
+    manifest = manifest_with({"disclosures.test_set_feedback": True})
+    flags = feedback(tmp_path, {(PIZZA, 0): {"logs": {"a.log": "gold_medal\n"}}}, manifest=manifest)
+    assert set(flags) == {"declared", "grader_fields"}
