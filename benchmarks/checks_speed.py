@@ -6,7 +6,8 @@ Writes once under benchmarks/out/checks/ (git-ignored; reused on later runs) a s
 competitions x 3 seeds in MLE-bench's layout (metadata.json; per run run.log, logs/, code/,
 submission/submission.csv), whose logs and code add up to about 1 GB: AIDE-like step logs with tqdm
 progress bars (one 10 MB line per run of them), tracebacks and validation output, a binary checkpoint, and
-code files; one run's log, halfway through, reports a grade_csv medal (the scan must find it). Then, in a fresh interpreter so that its peak RSS is its own, it builds the CheckContext and
+code files; one run's log, halfway through, reports a grade_csv medal (the scan must find it). Then, in a fresh
+interpreter so that its peak RSS is its own, it builds the CheckContext and
 runs every registered check (framework-free, no database), and prints the time and peak memory.
 """
 
@@ -101,11 +102,12 @@ def write_bundle(*, gigabytes: float, seeds: int) -> Path:
     per_run = int(gigabytes * 1024**3 / (len(members) * seeds))
     group.mkdir(parents=True, exist_ok=True)
     (OUT / "bundle" / "manifest.json").write_text(json.dumps(default_manifest(split="split75", seeds=seeds)))
-    bar = b"".join(b"\r 45%%|####      | %d/781 [00:42<00:00, 18.4it/s]" % i for i in range(250_000))[:10 * 1024**2]
-    step_block = "".join(STEP.format(ts=f"2026-11-30 1{i % 10}:00:00", step=i, node=i, metric=0.8, fold=i % 5)
-                         for i in range(2000)).encode()
+    bar = b"".join(b"\r 45%%|####      | %d/781 [00:42<00:00, 18.4it/s]" % i for i in range(250_000))[: 10 * 1024**2]
+    step_block = "".join(
+        STEP.format(ts=f"2026-11-30 1{i % 10}:00:00", step=i, node=i, metric=0.8, fold=i % 5) for i in range(2000)
+    ).encode()
     code = CODE.encode()
-    runs = {}
+    runs: dict[str, dict] = {}
     planted = False
     for cid in members:
         for seed in range(seeds):
@@ -134,8 +136,9 @@ def write_bundle(*, gigabytes: float, seeds: int) -> Path:
                         f.write(b"[2026-11-30 15:00:00] harness: grade_csv -> gold_medal: True, keep node\n")
                         planted = True
             runs[run_id] = {"success": True}
-    (group / "metadata.json").write_text(json.dumps({"run_group": group.name, "created_at": "2026-11-30T10:00:00",
-                                                      "runs": runs}))
+    (group / "metadata.json").write_text(
+        json.dumps({"run_group": group.name, "created_at": "2026-11-30T10:00:00", "runs": runs})
+    )
     marker.write_text("ok")
     return group
 
@@ -148,12 +151,15 @@ def main() -> None:
     group = write_bundle(gigabytes=args.gigabytes, seeds=args.seeds)
     size = sum(p.stat().st_size for p in group.rglob("*") if p.is_file())
     print(f"bundle: {group} ({size / 1024**3:.2f} GiB of logs, code and submissions)")
-    out = subprocess.run([sys.executable, "-c", _MEASURE, str(ROOT), str(group)], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _MEASURE, str(ROOT), str(group)], capture_output=True, text=True, check=True
+    )
     result = json.loads(out.stdout)
-    print(f"checks: {result['seconds']} s, peak RSS {result['peak_rss_mb']} MB (after imports "
-          f"{result['import_rss_mb']} MB); {result['runs']} runs, {result['files_scanned']} files, "
-          f"{result['bytes_scanned'] / 1024**3:.2f} GiB scanned, {result['skipped_binary']} binary skipped")
+    print(
+        f"checks: {result['seconds']} s, peak RSS {result['peak_rss_mb']} MB (after imports "
+        f"{result['import_rss_mb']} MB); {result['runs']} runs, {result['files_scanned']} files, "
+        f"{result['bytes_scanned'] / 1024**3:.2f} GiB scanned, {result['skipped_binary']} binary skipped"
+    )
     print(f"flags: {', '.join(result['flags']) or 'none'}")
 
 

@@ -8,9 +8,22 @@ log and code scanner; ``patterns`` what it looks for.
 from collections.abc import Callable
 
 from grading.checks import (
-    benchmark_version, duplicate_submissions, grader_loophole, implausible_score, incomplete_coverage,
-    insufficient_seeds, known_leaky_competition, malformed_report, missing_submission, nonstandard_resources,
-    padded_seeds, report_only, rule_violation, runtime_over_budget, score_mismatch, test_set_feedback,
+    benchmark_version,
+    duplicate_submissions,
+    grader_loophole,
+    implausible_score,
+    incomplete_coverage,
+    insufficient_seeds,
+    known_leaky_competition,
+    malformed_report,
+    missing_submission,
+    nonstandard_resources,
+    padded_seeds,
+    report_only,
+    rule_violation,
+    runtime_over_budget,
+    score_mismatch,
+    test_set_feedback,
 )
 from grading.checks.base import FlagData, GradedRun
 from grading.checks.context import CheckContext
@@ -57,10 +70,22 @@ def run_checks(context: CheckContext, *, only: list[str] | None = None) -> list[
 
 def coverage(*, runs: list[GradedRun], split_members: dict[str, list[str]], seeds_declared: int) -> list[FlagData]:
     """incomplete_coverage, padded_seeds and insufficient_seeds for each tier the submission is listed in."""
-    return [*_incomplete_coverage(runs=runs, split_members=split_members),
-            *_padded_seeds(runs=runs, split_members=split_members, seeds_declared=seeds_declared),
-            *_insufficient_seeds(runs=runs, split_members=split_members)]
+    return [
+        *_incomplete_coverage(runs=runs, split_members=split_members),
+        *_padded_seeds(runs=runs, split_members=split_members, seeds_declared=seeds_declared),
+        *_insufficient_seeds(runs=runs, split_members=split_members),
+    ]
 
 
-__all__ = ["CHECKS", "CheckContext", "FlagData", "GradedRun", "coverage", "missing_submissions", "report_problems",
-           "report_without_runs", "run_checks", "score_mismatches"]
+__all__ = [
+    "CHECKS",
+    "CheckContext",
+    "FlagData",
+    "GradedRun",
+    "coverage",
+    "missing_submissions",
+    "report_problems",
+    "report_without_runs",
+    "run_checks",
+    "score_mismatches",
+]

@@ -27,6 +27,12 @@ DECISION_WORDS: Final = {
     "reject": "rejected",
     "request_changes": "changes requested",
 }
+# The same decisions on the whole entry, as a maintainer's act: "a maintainer <words>".
+ENTRY_DECISION_WORDS: Final = {
+    "non_comparable": "marked the entry non-comparable",
+    "reject": "rejected the entry",
+    "request_changes": "requested changes to the entry",
+}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -48,12 +54,22 @@ class Comparability:
     tiers: dict[str, dict] = field(default_factory=dict)  # tier -> {"comparable": bool, "reasons": [...]}
 
     def as_dict(self) -> dict:
-        return {"comparable": self.comparable, "reasons": list(self.reasons), "tiers": dict(self.tiers),
-                "min_seeds": MIN_SEEDS}
+        return {
+            "comparable": self.comparable,
+            "reasons": list(self.reasons),
+            "tiers": dict(self.tiers),
+            "min_seeds": MIN_SEEDS,
+        }
 
 
-def comparability(*, regraded_from_submissions: bool, complete_seeds: Mapping[str, int],
-                  flags: Iterable[FlagState], review_decision: str = "", review_reason: str = "") -> Comparability:
+def comparability(
+    *,
+    regraded_from_submissions: bool,
+    complete_seeds: Mapping[str, int],
+    flags: Iterable[FlagState],
+    review_decision: str = "",
+    review_reason: str = "",
+) -> Comparability:
     """The entry's result and reasons, and each listed tier's (``complete_seeds`` lists the tiers)."""
     entry_reasons: list[str] = []
     tier_reasons: dict[str, list[str]] = {tier: [] for tier in complete_seeds}
@@ -62,8 +78,8 @@ def comparability(*, regraded_from_submissions: bool, complete_seeds: Mapping[st
     if not complete_seeds:
         entry_reasons.append("listed in no tier")
     if review_decision and review_decision != ACCEPT:
-        word = DECISION_WORDS.get(review_decision, review_decision)
-        entry_reasons.append(f"a maintainer {word} the entry" + (f": {review_reason}" if review_reason else ""))
+        words = ENTRY_DECISION_WORDS.get(review_decision, f"decided {review_decision} on the entry")
+        entry_reasons.append(f"a maintainer {words}" + (f": {review_reason}" if review_reason else ""))
     for tier, seeds in complete_seeds.items():
         if seeds < MIN_SEEDS:
             tier_reasons[tier].append(f"{seeds} complete seed(s) in {tier}; at least {MIN_SEEDS} are needed")
@@ -83,8 +99,11 @@ def comparability(*, regraded_from_submissions: bool, complete_seeds: Mapping[st
         else:
             entry_reasons.append(reason)
     tiers = {
-        tier: {"comparable": not entry_reasons and not reasons, "reasons": entry_reasons + reasons,
-               "complete_seeds": complete_seeds[tier]}
+        tier: {
+            "comparable": not entry_reasons and not reasons,
+            "reasons": entry_reasons + reasons,
+            "complete_seeds": complete_seeds[tier],
+        }
         for tier, reasons in tier_reasons.items()
     }
     every = entry_reasons + [r for reasons in tier_reasons.values() for r in reasons if r not in entry_reasons]

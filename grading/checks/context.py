@@ -46,8 +46,14 @@ class RunFiles:
 
     @property
     def graded(self) -> GradedRun:
-        return GradedRun(competition_id=self.competition_id, seed=self.seed, run_path=self.run_path,
-                         has_file=self.submission is not None, claimed=self.claimed, regraded=self.regraded)
+        return GradedRun(
+            competition_id=self.competition_id,
+            seed=self.seed,
+            run_path=self.run_path,
+            has_file=self.submission is not None,
+            claimed=self.claimed,
+            regraded=self.regraded,
+        )
 
     def log_files(self) -> list[Path]:
         if self.folder is None:
@@ -133,6 +139,8 @@ class CheckContext:
         """(label relative to the bundle, path, "logs"|"code") for every log and code file of every run."""
         found = []
         for run in self.runs:
+            if run.folder is None:
+                continue  # a run whose files are gone has no logs or code
             for kind, paths in (("logs", run.log_files()), ("code", run.code_files())):
                 for path in paths:
                     found.append((f"{run.run_path}/{path.relative_to(run.folder).as_posix()}", path, kind))
@@ -144,6 +152,11 @@ class CheckContext:
         from grading.checks.patterns import all_patterns
 
         s = self.settings
-        return scan_files(self.files(), patterns=all_patterns(self), max_hits=s.scan_max_hits,
-                          context_lines=s.scan_context_lines, max_line_bytes=s.scan_max_line_bytes,
-                          max_bytes=s.scan_max_bytes)
+        return scan_files(
+            self.files(),
+            patterns=all_patterns(self),
+            max_hits=s.scan_max_hits,
+            context_lines=s.scan_context_lines,
+            max_line_bytes=s.scan_max_line_bytes,
+            max_bytes=s.scan_max_bytes,
+        )

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import difflib
 import re
-from pathlib import Path
 
 from grading.checks.base import FlagData
 from grading.checks.context import CheckContext, RunFiles
@@ -41,7 +40,8 @@ def submission_hashes(context: CheckContext) -> dict[str, str]:
     """run key -> sha256 of its submission file (computed once per context)."""
     if "submission_hashes" not in context.cache:
         context.cache["submission_hashes"] = {
-            run_key(run): file_sha256(run.submission) for run in context.runs
+            run_key(run): file_sha256(run.submission)
+            for run in context.runs
             if run.submission is not None and run.submission.is_file()
         }
     return context.cache["submission_hashes"]
@@ -57,8 +57,10 @@ def codes(context: CheckContext) -> dict[str, str]:
 
 def entry_index(context: CheckContext) -> dict:
     """What later checks of other teams compare against (stored beside the bundle by the checking step)."""
-    return {"submission_hashes": {digest: key for key, digest in sorted(submission_hashes(context).items())},
-            "code": {key: code for key, code in codes(context).items() if code}}
+    return {
+        "submission_hashes": {digest: key for key, digest in sorted(submission_hashes(context).items())},
+        "code": {key: code for key, code in codes(context).items() if code},
+    }
 
 
 def check(context: CheckContext) -> list[FlagData]:
@@ -72,27 +74,45 @@ def check(context: CheckContext) -> list[FlagData]:
         if len(keys) < 2:
             continue
         files = [{"file": f"{by_run[k].run_path}/submission/submission.csv", "sha256": digest} for k in sorted(keys)]
-        flags.append(FlagData(
-            code="duplicate_submissions", severity="warning", key=f"{competition}/{digest[:12]}",
-            tiers=context.tiers_of(competition),
-            message=f"{competition}: {len(keys)} seeds submitted the same file (sha256 {digest[:12]}…), "
-                    "so they are not independent runs.",
-            evidence={"files": files},
-        ))
+        flags.append(
+            FlagData(
+                code="duplicate_submissions",
+                severity="warning",
+                key=f"{competition}/{digest[:12]}",
+                tiers=context.tiers_of(competition),
+                message=f"{competition}: {len(keys)} seeds submitted the same file (sha256 {digest[:12]}…), "
+                "so they are not independent runs.",
+                evidence={"files": files},
+            )
+        )
     for other in context.other_entries:
-        same = sorted((key, other.submission_hashes[digest]) for key, digest in hashes.items()
-                      if digest in other.submission_hashes)
+        same = sorted(
+            (key, other.submission_hashes[digest])
+            for key, digest in hashes.items()
+            if digest in other.submission_hashes
+        )
         if same:
             competitions = sorted({key.split("/")[0] for key, _ in same})
-            flags.append(FlagData(
-                code="duplicate_submissions", severity="blocking", key=f"team/{other.submission_id}",
-                tiers=context.tiers_of_all(competitions),
-                message=f"{len(same)} submission file(s) are identical to those of submission {other.submission_id} "
-                        f"of team {other.team}, e.g. {same[0][0]}.",
-                evidence={"other_submission": other.submission_id, "other_team": other.team, "total": len(same),
-                          "files": [{"file": f"{by_run[k].run_path}/submission/submission.csv", "sha256": hashes[k],
-                                     "other": o} for k, o in same[:10]]},
-            ))
+            flags.append(
+                FlagData(
+                    code="duplicate_submissions",
+                    severity="blocking",
+                    key=f"team/{other.submission_id}",
+                    tiers=context.tiers_of_all(competitions),
+                    message=f"{len(same)} submission file(s) are identical to those of submission "
+                    f"{other.submission_id} "
+                    f"of team {other.team}, e.g. {same[0][0]}.",
+                    evidence={
+                        "other_submission": other.submission_id,
+                        "other_team": other.team,
+                        "total": len(same),
+                        "files": [
+                            {"file": f"{by_run[k].run_path}/submission/submission.csv", "sha256": hashes[k], "other": o}
+                            for k, o in same[:10]
+                        ],
+                    },
+                )
+            )
     flags += _similar_code(context, by_run)
     return flags
 
@@ -104,7 +124,7 @@ def _similar_code(context: CheckContext, by_run: dict[str, RunFiles]) -> list[Fl
     ours = codes(context)
     flags = []
     for other in context.other_entries:
-        pairs = []
+        pairs: list[dict[str, str | float]] = []
         for key, code in sorted(ours.items()):
             if not code:
                 continue
@@ -117,16 +137,28 @@ def _similar_code(context: CheckContext, by_run: dict[str, RunFiles]) -> list[Fl
                     continue
                 ratio = matcher.ratio()
                 if ratio >= threshold:
-                    pairs.append({"run": by_run[key].run_path + "/code", "other": other_key, "similarity": round(ratio, 3)})
+                    pairs.append(
+                        {"run": by_run[key].run_path + "/code", "other": other_key, "similarity": round(ratio, 3)}
+                    )
                     break
         if pairs:
-            competitions = sorted({p["other"].split("/")[0] for p in pairs})
-            flags.append(FlagData(
-                code="duplicate_submissions", severity="warning", key=f"code/{other.submission_id}",
-                tiers=context.tiers_of_all(competitions),
-                message=f"The code of {len(pairs)} run(s) is near-identical (difflib ratio ≥ {threshold}) to that of "
-                        f"submission {other.submission_id} of team {other.team}, e.g. {pairs[0]['run']}.",
-                evidence={"other_submission": other.submission_id, "other_team": other.team, "threshold": threshold,
-                          "total": len(pairs), "pairs": pairs[:10]},
-            ))
+            competitions = sorted({str(p["other"]).split("/")[0] for p in pairs})
+            flags.append(
+                FlagData(
+                    code="duplicate_submissions",
+                    severity="warning",
+                    key=f"code/{other.submission_id}",
+                    tiers=context.tiers_of_all(competitions),
+                    message=f"The code of {len(pairs)} run(s) is near-identical (difflib ratio ≥ {threshold}) "
+                    "to that of "
+                    f"submission {other.submission_id} of team {other.team}, e.g. {pairs[0]['run']}.",
+                    evidence={
+                        "other_submission": other.submission_id,
+                        "other_team": other.team,
+                        "threshold": threshold,
+                        "total": len(pairs),
+                        "pairs": pairs[:10],
+                    },
+                )
+            )
     return flags

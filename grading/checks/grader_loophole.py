@@ -2,7 +2,7 @@
 
 Each loophole's data names a detector. ``empty_cells``: the metric skips empty prediction cells (HMS's KL
 divergence), so blanking the classes one is unsure of scores better than it should; a submission with
-empty cells in the prediction columns trips it.
+empty cells in the prediction columns trips it. Blank lines are no rows (pandas, the grader, skips them).
 """
 
 from __future__ import annotations
@@ -29,9 +29,14 @@ def empty_cells(path: Path, *, id_column: str = "", columns: list[str] | None = 
         header = next(reader, None)
         if not header:
             return None
-        watched = [i for i, name in enumerate(header)
-                   if name != id_column and (not columns or name in columns) and (id_column or i > 0)]
+        watched = [
+            i
+            for i, name in enumerate(header)
+            if name != id_column and (not columns or name in columns) and (id_column or i > 0)
+        ]
         for line_no, row in enumerate(reader, start=2):
+            if not row:
+                continue  # a blank line: pandas (the grader) skips it, so it has no cells
             rows += 1
             empty = [i for i in watched if i >= len(row) or not row[i].strip()]
             if empty:
@@ -42,8 +47,7 @@ def empty_cells(path: Path, *, id_column: str = "", columns: list[str] | None = 
                     first.append(line_no)
     if not cells:
         return None
-    return {"rows": rows, "empty_cells": cells, "per_column": per_column,
-            "first_lines": first}
+    return {"rows": rows, "empty_cells": cells, "per_column": per_column, "first_lines": first}
 
 
 DETECTORS = {"empty_cells": empty_cells}
@@ -55,14 +59,17 @@ def _detect(issue: KnownIssue, path: Path, context: CheckContext, competition: s
         return None
     facts = context.competitions.get(competition)
     try:
-        return detector(path, id_column=str(issue.data.get("id_column") or (facts.id_column if facts else "")),
-                        columns=list(issue.data.get("columns") or []))
+        return detector(
+            path,
+            id_column=str(issue.data.get("id_column") or (facts.id_column if facts else "")),
+            columns=list(issue.data.get("columns") or []),
+        )
     except (OSError, csv.Error, UnicodeError):
         return None
 
 
 def check(context: CheckContext) -> list[FlagData]:
-    loopholes = {}
+    loopholes: dict[str, list[KnownIssue]] = {}
     for issue in context.known_issues:
         if issue.kind == "loophole":
             loopholes.setdefault(issue.competition, []).append(issue)
@@ -74,13 +81,22 @@ def check(context: CheckContext) -> list[FlagData]:
             found = _detect(issue, run.submission, context, run.competition_id)
             if not found:
                 continue
-            flags.append(FlagData(
-                code="grader_loophole", severity="blocking", key=f"{run.competition_id}/seed-{run.seed}",
-                tiers=context.tiers_of(run.competition_id),
-                message=f"{run.competition_id} seed {run.seed}: {found['empty_cells']} empty prediction cell(s) "
-                        f"in {run.run_path}/submission/submission.csv; {issue.description}",
-                evidence={"file": f"{run.run_path}/submission/submission.csv", "known_issue": issue.description,
-                          "detector": issue.data.get("detector"), **found,
-                          "regraded": (run.regraded or {}).get("score"), "claimed": (run.claimed or {}).get("score")},
-            ))
+            flags.append(
+                FlagData(
+                    code="grader_loophole",
+                    severity="blocking",
+                    key=f"{run.competition_id}/seed-{run.seed}",
+                    tiers=context.tiers_of(run.competition_id),
+                    message=f"{run.competition_id} seed {run.seed}: {found['empty_cells']} empty prediction cell(s) "
+                    f"in {run.run_path}/submission/submission.csv; {issue.description}",
+                    evidence={
+                        "file": f"{run.run_path}/submission/submission.csv",
+                        "known_issue": issue.description,
+                        "detector": issue.data.get("detector"),
+                        **found,
+                        "regraded": (run.regraded or {}).get("score"),
+                        "claimed": (run.claimed or {}).get("score"),
+                    },
+                )
+            )
     return flags

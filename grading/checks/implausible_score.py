@@ -30,8 +30,13 @@ def check(context: CheckContext) -> list[FlagData]:
             lower = facts.is_lower_better if facts.is_lower_better is not None else not facts.higher_is_better
         sign = -1.0 if lower else 1.0
         best = facts.leaderboard_best if facts else None
-        thresholds = {"gold_threshold": gold, "median_threshold": median, "is_lower_better": bool(lower),
-                      "leaderboard_best": best, "margin": margin}
+        thresholds = {
+            "gold_threshold": gold,
+            "median_threshold": median,
+            "is_lower_better": bool(lower),
+            "leaderboard_best": best,
+            "margin": margin,
+        }
         reason = None
         if gold is not None and median is not None and gold != median:
             limit = gold + sign * margin * abs(gold - median)
@@ -40,14 +45,22 @@ def check(context: CheckContext) -> list[FlagData]:
                 reason = f"beyond gold ({gold:g}) by more than {margin:g}× the gold-median spread (limit {limit:g})"
         perfect = 0.0 if lower else 1.0
         bounded = best is not None and (best >= 0.0 if lower else best <= 1.0)
-        if reason is None and bounded and abs(score - perfect) <= tolerance and abs(best - perfect) > tolerance:
+        if reason is None and bounded and best is not None and abs(score - perfect) <= tolerance and abs(best - perfect) > tolerance:
             reason = f"near-perfect ({score:g}, perfect is {perfect:g}) where Kaggle's best was {best:g}"
         if reason:
-            flags.append(FlagData(
-                code="implausible_score", severity="warning", key=f"{run.competition_id}/seed-{run.seed}",
-                tiers=context.tiers_of(run.competition_id),
-                message=f"{run.competition_id} seed {run.seed}: re-graded score {score:g} is {reason}.",
-                evidence={"file": f"{run.run_path}/submission/submission.csv", "regraded": score,
-                          "claimed": (run.claimed or {}).get("score"), **thresholds},
-            ))
+            flags.append(
+                FlagData(
+                    code="implausible_score",
+                    severity="warning",
+                    key=f"{run.competition_id}/seed-{run.seed}",
+                    tiers=context.tiers_of(run.competition_id),
+                    message=f"{run.competition_id} seed {run.seed}: re-graded score {score:g} is {reason}.",
+                    evidence={
+                        "file": f"{run.run_path}/submission/submission.csv",
+                        "regraded": score,
+                        "claimed": (run.claimed or {}).get("score"),
+                        **thresholds,
+                    },
+                )
+            )
     return flags

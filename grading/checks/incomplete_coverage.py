@@ -12,11 +12,17 @@ def incomplete_coverage(*, runs: list[GradedRun], split_members: dict[str, list[
     for tier, members in split_members.items():
         missing = [cid for cid in members if counts[cid] == 0]
         if missing:
-            flags.append(FlagData(
-                code="incomplete_coverage", severity="warning", key=tier, tiers=[tier],
-                message=f"{len(missing)} of the {len(members)} competitions of {tier} have no run, e.g. {missing[0]}.",
-                evidence={"missing": missing},
-            ))
+            flags.append(
+                FlagData(
+                    code="incomplete_coverage",
+                    severity="warning",
+                    key=tier,
+                    tiers=[tier],
+                    message=f"{len(missing)} of the {len(members)} competitions of {tier} have no run, "
+                    f"e.g. {missing[0]}.",
+                    evidence={"missing": missing},
+                )
+            )
     return flags
 
 

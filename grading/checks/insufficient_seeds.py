@@ -24,11 +24,16 @@ def insufficient_seeds(*, runs: list[GradedRun], split_members: dict[str, list[s
         if complete < MIN_SEEDS:
             table = seed_table(runs, members)
             fewest = {cid: seeds for cid, seeds in table.items() if len(seeds) < MIN_SEEDS}
-            flags.append(FlagData(
-                code="insufficient_seeds", severity="warning", key=tier, tiers=[tier],
-                message=f"{tier} has {complete} complete seed(s); a comparable entry needs at least {MIN_SEEDS}.",
-                evidence={"complete_seeds": complete, "min_seeds": MIN_SEEDS, "seeds_per_competition": fewest},
-            ))
+            flags.append(
+                FlagData(
+                    code="insufficient_seeds",
+                    severity="warning",
+                    key=tier,
+                    tiers=[tier],
+                    message=f"{tier} has {complete} complete seed(s); a comparable entry needs at least {MIN_SEEDS}.",
+                    evidence={"complete_seeds": complete, "min_seeds": MIN_SEEDS, "seeds_per_competition": fewest},
+                )
+            )
     return flags
 
 

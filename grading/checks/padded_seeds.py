@@ -1,6 +1,7 @@
 """padded_seeds: the claimed aggregate needs failing placeholders.
 
-Some competition of the split has fewer runs than seeds, or the team's own report holds entries with no
+Some competition of the split has fewer runs than seeds (the declared seeds, or the most runs of any
+competition of that split, whichever is more), or the team's own report holds entries with no
 run behind them.
 """
 
@@ -17,18 +18,24 @@ def padded_seeds(*, runs: list[GradedRun], split_members: dict[str, list[str]], 
     for tier, members in split_members.items():
         if any(counts[cid] == 0 for cid in members):
             continue  # incomplete_coverage says it
-        most = max(seeds_declared, max(counts.values(), default=0))
+        # The tier's own competitions only, as the padded aggregate counts them (aggregation.seeds_of).
+        most = max(seeds_declared, max((counts[cid] for cid in members), default=0))
         fewer = {cid: counts[cid] for cid in members if counts[cid] < most}
         if not fewer:
             continue
         complete = min((counts[cid] for cid in members), default=0)
         table = seed_table(runs, list(fewer))
-        flags.append(FlagData(
-            code="padded_seeds", severity="warning", key=tier, tiers=[tier],
-            message=f"In {tier}, {len(fewer)} competitions have fewer runs than seeds, so a padded aggregate "
-                    f"would count missing runs as failures; the board uses {complete} complete seed(s).",
-            evidence={"runs_per_competition": fewer, "seeds_declared": seeds_declared, "seeds": table},
-        ))
+        flags.append(
+            FlagData(
+                code="padded_seeds",
+                severity="warning",
+                key=tier,
+                tiers=[tier],
+                message=f"In {tier}, {len(fewer)} competitions have fewer runs than seeds, so a padded aggregate "
+                f"would count missing runs as failures; the board uses {complete} complete seed(s).",
+                evidence={"runs_per_competition": fewer, "seeds_declared": seeds_declared, "seeds": table},
+            )
+        )
     return flags
 
 
@@ -38,17 +45,25 @@ def report_without_runs(*, claimed_ids: Counter, runs: list[GradedRun]) -> list[
     extra = {cid: n - have[cid] for cid, n in claimed_ids.items() if n > have[cid]}
     if not extra:
         return []
-    return [FlagData(
-        code="padded_seeds", severity="blocking", key="report",
-        message=f"The team's grading report has {sum(extra.values())} entries with no run in the bundle, "
-                f"e.g. {next(iter(extra))}.",
-        evidence={"entries_without_runs": extra},
-    )]
+    return [
+        FlagData(
+            code="padded_seeds",
+            severity="blocking",
+            key="report",
+            message=f"The team's grading report has {sum(extra.values())} entries with no run in the bundle, "
+            f"e.g. {next(iter(extra))}.",
+            evidence={"entries_without_runs": extra},
+        )
+    ]
 
 
 def check(context: CheckContext) -> list[FlagData]:
     graded = context.graded
-    claimed = Counter(context.report_claims.get("entries_per_competition")
-                      or Counter(run.claimed["competition_id"] for run in graded if run.claimed))
-    return [*padded_seeds(runs=graded, split_members=dict(context.tier_members), seeds_declared=context.seeds_declared),
-            *report_without_runs(claimed_ids=claimed, runs=graded)]
+    claimed = Counter(
+        context.report_claims.get("entries_per_competition")
+        or Counter(run.claimed["competition_id"] for run in graded if run.claimed)
+    )
+    return [
+        *padded_seeds(runs=graded, split_members=dict(context.tier_members), seeds_declared=context.seeds_declared),
+        *report_without_runs(claimed_ids=claimed, runs=graded),
+    ]

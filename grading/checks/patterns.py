@@ -71,20 +71,36 @@ KAGGLE_ACCESS = pattern(
 
 # Model providers: their SDK imports, endpoints and key variables, and the names that declare them.
 PROVIDERS: dict[str, dict] = {
-    "openai": {"declared_by": ("gpt", "openai", "o1", "o3", "o4", "chatgpt", "codex"), "regex": r"\bimport\s+openai\b|\bfrom\s+openai\b|api\.openai\.com|\bOPENAI_API_KEY\b"},
-    "anthropic": {"declared_by": ("claude", "anthropic"), "regex": r"\bimport\s+anthropic\b|\bfrom\s+anthropic\b|api\.anthropic\.com|\bANTHROPIC_API_KEY\b"},
-    "google": {"declared_by": ("gemini", "google", "palm", "gemma"),
-               "regex": r"\bgoogle\.generativeai\b|\bfrom\s+google\s+import\s+genai\b|generativelanguage\.googleapis\.com|\bGEMINI_API_KEY\b|\bimport\s+vertexai\b"},
-    "mistral": {"declared_by": ("mistral", "mixtral", "codestral"), "regex": r"\bfrom\s+mistralai\b|\bimport\s+mistralai\b|api\.mistral\.ai|\bMISTRAL_API_KEY\b"},
-    "cohere": {"declared_by": ("cohere", "command-r"), "regex": r"\bimport\s+cohere\b|\bfrom\s+cohere\b|api\.cohere\.(ai|com)|\bCOHERE_API_KEY\b"},
-    "together": {"declared_by": ("together",), "regex": r"\bfrom\s+together\s+import\b|\bimport\s+together\b|api\.together\.(xyz|ai)|\bTOGETHER_API_KEY\b"},
+    "openai": {
+        "declared_by": ("gpt", "openai", "o1", "o3", "o4", "chatgpt", "codex"),
+        "regex": r"\bimport\s+openai\b|\bfrom\s+openai\b|api\.openai\.com|\bOPENAI_API_KEY\b",
+    },
+    "anthropic": {
+        "declared_by": ("claude", "anthropic"),
+        "regex": r"\bimport\s+anthropic\b|\bfrom\s+anthropic\b|api\.anthropic\.com|\bANTHROPIC_API_KEY\b",
+    },
+    "google": {
+        "declared_by": ("gemini", "google", "palm", "gemma"),
+        "regex": r"\bgoogle\.generativeai\b|\bfrom\s+google\s+import\s+genai\b|generativelanguage\.googleapis\.com"
+        r"|\bGEMINI_API_KEY\b|\bimport\s+vertexai\b",
+    },
+    "mistral": {
+        "declared_by": ("mistral", "mixtral", "codestral"),
+        "regex": r"\bfrom\s+mistralai\b|\bimport\s+mistralai\b|api\.mistral\.ai|\bMISTRAL_API_KEY\b",
+    },
+    "cohere": {
+        "declared_by": ("cohere", "command-r"),
+        "regex": r"\bimport\s+cohere\b|\bfrom\s+cohere\b|api\.cohere\.(ai|com)|\bCOHERE_API_KEY\b",
+    },
+    "together": {
+        "declared_by": ("together",),
+        "regex": r"\bfrom\s+together\s+import\b|\bimport\s+together\b|api\.together\.(xyz|ai)|\bTOGETHER_API_KEY\b",
+    },
     "groq": {"declared_by": ("groq",), "regex": r"\bimport\s+groq\b|\bfrom\s+groq\b|api\.groq\.com|\bGROQ_API_KEY\b"},
     "openrouter": {"declared_by": ("openrouter",), "regex": r"openrouter\.ai|\bOPENROUTER_API_KEY\b"},
     "deepseek": {"declared_by": ("deepseek",), "regex": r"api\.deepseek\.com|\bDEEPSEEK_API_KEY\b"},
 }
-MODEL_API_PATTERNS = {
-    name: pattern(f"model_api_{name}", spec["regex"]) for name, spec in PROVIDERS.items()
-}
+MODEL_API_PATTERNS = {name: pattern(f"model_api_{name}", spec["regex"]) for name, spec in PROVIDERS.items()}
 
 
 def private_paths(answers_files: set[str]) -> Pattern:
@@ -97,12 +113,31 @@ def private_paths(answers_files: set[str]) -> Pattern:
     return pattern("private_paths", "|".join(alternatives), exclude=PRIVATE_EXCLUDE)
 
 
-FEEDBACK_PATTERNS = ("grader_fields", "test_score", "validate_score", "row_correctness", "grading_calls",
-                     "harness_feedback", "select_by_test", "private_paths")
+FEEDBACK_PATTERNS = (
+    "grader_fields",
+    "test_score",
+    "validate_score",
+    "row_correctness",
+    "grading_calls",
+    "harness_feedback",
+    "select_by_test",
+    "private_paths",
+)
 RULE_PATTERNS = ("hand_written", "forbidden_resources", *(p.name for p in MODEL_API_PATTERNS.values()))
 
 
 def all_patterns(context) -> list[Pattern]:
     answers = {facts.answers_file.rsplit("/", 1)[-1] for facts in context.competitions.values()}
-    return [GRADER_FIELDS, TEST_SCORE, VALIDATE_SCORE, ROW_CORRECTNESS, GRADING_CALLS, HARNESS_FEEDBACK,
-            SELECT_BY_TEST, private_paths(answers), HAND_WRITTEN, KAGGLE_ACCESS, *MODEL_API_PATTERNS.values()]
+    return [
+        GRADER_FIELDS,
+        TEST_SCORE,
+        VALIDATE_SCORE,
+        ROW_CORRECTNESS,
+        GRADING_CALLS,
+        HARNESS_FEEDBACK,
+        SELECT_BY_TEST,
+        private_paths(answers),
+        HAND_WRITTEN,
+        KAGGLE_ACCESS,
+        *MODEL_API_PATTERNS.values(),
+    ]

@@ -7,5 +7,11 @@ from grading.checks.context import CheckContext
 def check(context: CheckContext) -> list[FlagData]:
     if not context.report_only:
         return []
-    return [FlagData(code="report_only", severity="blocking", key="bundle",
-                     message="The bundle holds only grading reports: nothing could be re-graded.")]
+    return [
+        FlagData(
+            code="report_only",
+            severity="blocking",
+            key="bundle",
+            message="The bundle holds only grading reports: nothing could be re-graded.",
+        )
+    ]

@@ -19,7 +19,8 @@ def _stamps(data: bytes) -> list[datetime]:
     found = []
     for match in _STAMP.finditer(data):
         try:
-            found.append(datetime(*(int(g) for g in match.groups())))
+            year, month, day, hour, minute, second = (int(g) for g in match.groups())
+            found.append(datetime(year, month, day, hour, minute, second))
         except ValueError:
             continue
     return found
@@ -48,14 +49,22 @@ def check(context: CheckContext) -> list[FlagData]:
     budget = declared if declared is not None else REFERENCE_RUNTIME_HOURS
     flags = []
     if declared is not None and declared > REFERENCE_RUNTIME_HOURS:
-        flags.append(FlagData(
-            code="runtime_over_budget", severity="warning", key="manifest",
-            message=f"The manifest declares {declared:g} h per run, above the board's standard of "
-                    f"{REFERENCE_RUNTIME_HOURS:g} h.",
-            evidence={"file": "manifest.json", "runtime_hours": declared, "reference_hours": REFERENCE_RUNTIME_HOURS},
-        ))
+        flags.append(
+            FlagData(
+                code="runtime_over_budget",
+                severity="warning",
+                key="manifest",
+                message=f"The manifest declares {declared:g} h per run, above the board's standard of "
+                f"{REFERENCE_RUNTIME_HOURS:g} h.",
+                evidence={
+                    "file": "manifest.json",
+                    "runtime_hours": declared,
+                    "reference_hours": REFERENCE_RUNTIME_HOURS,
+                },
+            )
+        )
     limit = budget * (1 + context.settings.runtime_tolerance)
-    over = []
+    over: list[dict[str, str | float]] = []
     for run in context.runs:
         if run.folder is None:
             continue
@@ -64,16 +73,34 @@ def check(context: CheckContext) -> list[FlagData]:
             continue
         hours = (span[1] - span[0]).total_seconds() / 3600
         if hours > limit:
-            over.append({"run": f"{run.run_path}/run.log", "competition": run.competition_id, "seed": run.seed,
-                         "first": span[0].isoformat(), "last": span[1].isoformat(), "hours": round(hours, 2)})
+            over.append(
+                {
+                    "run": f"{run.run_path}/run.log",
+                    "competition": run.competition_id,
+                    "seed": run.seed,
+                    "first": span[0].isoformat(),
+                    "last": span[1].isoformat(),
+                    "hours": round(hours, 2),
+                }
+            )
     if over:
-        over.sort(key=lambda r: -r["hours"])
-        flags.append(FlagData(
-            code="runtime_over_budget", severity="warning", key="logs",
-            tiers=context.tiers_of_all(r["competition"] for r in over),
-            message=f"{len(over)} run(s) log more than the {budget:g} h {'declared' if declared else 'standard'} "
-                    f"(tolerance {context.settings.runtime_tolerance:.0%}), longest {over[0]['hours']} h "
-                    f"({over[0]['run']}).",
-            evidence={"budget_hours": budget, "limit_hours": round(limit, 3), "total": len(over), "runs": over[:10]},
-        ))
+        over.sort(key=lambda r: -float(r["hours"]))
+        flags.append(
+            FlagData(
+                code="runtime_over_budget",
+                severity="warning",
+                key="logs",
+                tiers=context.tiers_of_all(r["competition"] for r in over),
+                message=f"{len(over)} run(s) log more than the {budget:g} h "
+                f"{'declared' if declared is not None else 'standard'} "
+                f"(tolerance {context.settings.runtime_tolerance:.0%}), longest {over[0]['hours']} h "
+                f"({over[0]['run']}).",
+                evidence={
+                    "budget_hours": budget,
+                    "limit_hours": round(limit, 3),
+                    "total": len(over),
+                    "runs": over[:10],
+                },
+            )
+        )
     return flags

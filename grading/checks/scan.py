@@ -23,12 +23,52 @@ import pyarrow.compute as pc
 
 CHUNK = 1 << 20
 BINARY_PROBE = 8192
-BINARY_SUFFIXES = frozenset({
-    ".pt", ".pth", ".ckpt", ".bin", ".pkl", ".pickle", ".joblib", ".npy", ".npz", ".h5", ".hdf5", ".onnx",
-    ".parquet", ".feather", ".arrow", ".safetensors", ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff",
-    ".zip", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".7z", ".tar", ".whl", ".so", ".o", ".pyc", ".mat", ".dcm",
-    ".wav", ".mp3", ".mp4", ".avi", ".pdf",
-})
+BINARY_SUFFIXES = frozenset(
+    {
+        ".pt",
+        ".pth",
+        ".ckpt",
+        ".bin",
+        ".pkl",
+        ".pickle",
+        ".joblib",
+        ".npy",
+        ".npz",
+        ".h5",
+        ".hdf5",
+        ".onnx",
+        ".parquet",
+        ".feather",
+        ".arrow",
+        ".safetensors",
+        ".png",
+        ".jpg",
+        ".jpeg",
+        ".gif",
+        ".bmp",
+        ".tif",
+        ".tiff",
+        ".zip",
+        ".gz",
+        ".tgz",
+        ".bz2",
+        ".xz",
+        ".zst",
+        ".7z",
+        ".tar",
+        ".whl",
+        ".so",
+        ".o",
+        ".pyc",
+        ".mat",
+        ".dcm",
+        ".wav",
+        ".mp3",
+        ".mp4",
+        ".avi",
+        ".pdf",
+    }
+)
 EXCERPT_CHARS = 240  # of a shown line: a 10 MB line is shown as the part around the hit
 
 
@@ -45,8 +85,10 @@ class Pattern:
 
 def pattern(name: str, regex: str, *, exclude: str | None = None, where: str = "both") -> Pattern:
     return Pattern(
-        name=name, regex=re.compile(regex.encode(), re.I),
-        exclude=re.compile(exclude.encode(), re.I) if exclude else None, where=where,
+        name=name,
+        regex=re.compile(regex.encode(), re.I),
+        exclude=re.compile(exclude.encode(), re.I) if exclude else None,
+        where=where,
     )
 
 
@@ -90,7 +132,7 @@ def _decode(raw: bytes) -> str:
 def _shown(raw: bytes, *, at: int | None = None) -> str:
     if len(raw) > EXCERPT_CHARS:
         start = max(0, (at or 0) - EXCERPT_CHARS // 2)
-        raw = raw[start:start + EXCERPT_CHARS]
+        raw = raw[start : start + EXCERPT_CHARS]
         return ("…" if start else "") + _decode(raw) + "…"
     return _decode(raw)
 
@@ -114,8 +156,16 @@ def combined(patterns: Sequence[Pattern]) -> str:
 class _FileScan:
     """One file's scan: its label, the patterns for its kind, where the hits go."""
 
-    def __init__(self, *, label: str, patterns: Sequence[Pattern], result: ScanResult, max_hits: int,
-                 context_lines: int, prefilter: str | None = None):
+    def __init__(
+        self,
+        *,
+        label: str,
+        patterns: Sequence[Pattern],
+        result: ScanResult,
+        max_hits: int,
+        context_lines: int,
+        prefilter: str | None = None,
+    ):
         self.label, self.patterns, self.result = label, patterns, result
         self.max_hits, self.context_lines = max_hits, context_lines
         self.combined = prefilter or combined(patterns)
@@ -148,22 +198,38 @@ class _FileScan:
             last -= 1  # the empty piece after a final newline is no line
         low, high = max(0, index - self.context_lines), min(last, index + self.context_lines)
         excerpt = [
-            f"{first_line + i}: {_shown(lines[i].as_py(), at=column if i == index else None)}" for i in range(low, high + 1)
+            f"{first_line + i}: {_shown(lines[i].as_py(), at=column if i == index else None)}"
+            for i in range(low, high + 1)
         ]
         found.hits.append(Hit(file=self.label, line=first_line + index, excerpt=excerpt))
 
 
-def scan_file(path: Path, *, label: str, patterns: Sequence[Pattern], result: ScanResult, max_hits: int = 5,
-              context_lines: int = 2, max_line_bytes: int = 65536, budget: int | None = None,
-              prefilter: str | None = None) -> int:
+def scan_file(
+    path: Path,
+    *,
+    label: str,
+    patterns: Sequence[Pattern],
+    result: ScanResult,
+    max_hits: int = 5,
+    context_lines: int = 2,
+    max_line_bytes: int = 65536,
+    budget: int | None = None,
+    prefilter: str | None = None,
+) -> int:
     """Scan one file; returns the bytes read. Binary files are skipped and listed."""
     if not patterns:
         return 0
     if is_binary(path):
         result.skipped_binary.append(label)
         return 0
-    state = _FileScan(label=label, patterns=patterns, result=result, max_hits=max_hits, context_lines=context_lines,
-                      prefilter=prefilter)
+    state = _FileScan(
+        label=label,
+        patterns=patterns,
+        result=result,
+        max_hits=max_hits,
+        context_lines=context_lines,
+        prefilter=prefilter,
+    )
     carry = b""
     line_no = 1
     read = 0
@@ -188,21 +254,29 @@ def scan_file(path: Path, *, label: str, patterns: Sequence[Pattern], result: Sc
                 piece, carry = buf, b""
                 state.buffer(piece, first_line=line_no)
                 continue
-            complete, carry = buf[:cut + 1], buf[cut + 1:]
-            if len(carry) > max_line_bytes:
-                state.buffer(carry, first_line=line_no + complete.count(b"\n"))
-                carry = b""
+            complete, carry = buf[: cut + 1], buf[cut + 1 :]
             state.buffer(complete, first_line=line_no)
             line_no += complete.count(b"\n")
+            if len(carry) > max_line_bytes:
+                # After the complete lines before it, so that hits stay in line order.
+                state.buffer(carry, first_line=line_no)
+                carry = b""
         if carry:
             state.buffer(carry, first_line=line_no)
     result.bytes_scanned += read
     return read
 
 
-def scan_files(files: Iterable[tuple[str, Path, str]], *, patterns: Sequence[Pattern], max_hits: int = 5,
-               context_lines: int = 2, max_line_bytes: int = 65536, max_bytes: int | None = None,
-               on_file: Callable[[str], None] | None = None) -> ScanResult:
+def scan_files(
+    files: Iterable[tuple[str, Path, str]],
+    *,
+    patterns: Sequence[Pattern],
+    max_hits: int = 5,
+    context_lines: int = 2,
+    max_line_bytes: int = 65536,
+    max_bytes: int | None = None,
+    on_file: Callable[[str], None] | None = None,
+) -> ScanResult:
     """Scan (label, path, kind) files, kind "logs" or "code", with the patterns meant for that kind."""
     result = ScanResult()
     by_kind = {kind: [p for p in patterns if p.where in (kind, "both")] for kind in ("logs", "code")}
@@ -213,9 +287,17 @@ def scan_files(files: Iterable[tuple[str, Path, str]], *, patterns: Sequence[Pat
             result.truncated = True
             break
         try:
-            read = scan_file(path, label=label, patterns=by_kind[kind], result=result, max_hits=max_hits,
-                             context_lines=context_lines, max_line_bytes=max_line_bytes, budget=left,
-                             prefilter=prefilters[kind])
+            read = scan_file(
+                path,
+                label=label,
+                patterns=by_kind[kind],
+                result=result,
+                max_hits=max_hits,
+                context_lines=context_lines,
+                max_line_bytes=max_line_bytes,
+                budget=left,
+                prefilter=prefilters[kind],
+            )
         except OSError:
             continue
         if left is not None:

@@ -20,7 +20,9 @@ FINDINGS = {
 }
 
 
-def scan_flags(context: CheckContext, *, code: str, findings: dict[str, str], severity: str = "blocking") -> list[FlagData]:
+def scan_flags(
+    context: CheckContext, *, code: str, findings: dict[str, str], severity: str = "blocking"
+) -> list[FlagData]:
     flags = []
     scan = context.scan
     for name, what in findings.items():
@@ -29,20 +31,35 @@ def scan_flags(context: CheckContext, *, code: str, findings: dict[str, str], se
             continue
         competitions = sorted({label.split("/")[2].rsplit("_", 1)[0] for label in found.files if label.count("/") >= 2})
         first = found.hits[0]
-        flags.append(FlagData(
-            code=code, severity=severity, key=name, tiers=context.tiers_of_all(competitions),
-            message=f"{what}: {found.total} line(s) in {len(found.files)} file(s), first {first.file} line {first.line}.",
-            evidence={**found.as_evidence(), "competitions": competitions[:20], "competitions_total": len(competitions)},
-        ))
+        flags.append(
+            FlagData(
+                code=code,
+                severity=severity,
+                key=name,
+                tiers=context.tiers_of_all(competitions),
+                message=f"{what}: {found.total} line(s) in {len(found.files)} file(s), "
+                f"first {first.file} line {first.line}.",
+                evidence={
+                    **found.as_evidence(),
+                    "competitions": competitions[:20],
+                    "competitions_total": len(competitions),
+                },
+            )
+        )
     return flags
 
 
 def check(context: CheckContext) -> list[FlagData]:
     flags = []
     if context.manifest and context.manifest.disclosures.test_set_feedback:
-        flags.append(FlagData(
-            code="test_set_feedback", severity="blocking", key="declared",
-            message="The manifest declares that test-set feedback reached the agent (disclosures.test_set_feedback).",
-            evidence={"file": "manifest.json", "disclosures.test_set_feedback": True},
-        ))
+        flags.append(
+            FlagData(
+                code="test_set_feedback",
+                severity="blocking",
+                key="declared",
+                message="The manifest declares that test-set feedback reached the agent "
+                "(disclosures.test_set_feedback).",
+                evidence={"file": "manifest.json", "disclosures.test_set_feedback": True},
+            )
+        )
     return flags + scan_flags(context, code="test_set_feedback", findings=FINDINGS)

@@ -22,8 +22,12 @@ SPOOKY = "spooky-author-identification"  # low
 BOARD_COMMIT = "783b15af77404fbaffe7255b0c4a934b46153389"
 KNOWN_ISSUES = (
     KnownIssue(competition=PIZZA, kind="leak", description="test labels leak through giver_username_if_known"),
-    KnownIssue(competition=HMS, kind="loophole", description="the KL metric skips empty cells",
-               data={"detector": "empty_cells", "id_column": "eeg_id"}),
+    KnownIssue(
+        competition=HMS,
+        kind="loophole",
+        description="the KL metric skips empty cells",
+        data={"detector": "empty_cells", "id_column": "eeg_id"},
+    ),
 )
 THRESHOLDS = {  # gold, median, lower is better
     PIZZA: (0.98, 0.6, False),
@@ -78,26 +82,55 @@ pd.read_csv("/home/data/sample_submission.csv").to_csv("/home/submission/submiss
 def report(cid: str, score: float | None, *, medal: str | None = None, **extra) -> dict:
     gold, median, lower = THRESHOLDS.get(cid, (0.9, 0.5, False))
     medals = {f"{m}_medal": m == medal for m in ("gold", "silver", "bronze")}
-    return {"competition_id": cid, "score": score, "gold_threshold": gold, "silver_threshold": gold,
-            "bronze_threshold": gold, "median_threshold": median, "is_lower_better": lower,
-            "any_medal": medal is not None, **medals, "above_median": medal is not None,
-            "submission_exists": True, "valid_submission": score is not None, **extra}
+    return {
+        "competition_id": cid,
+        "score": score,
+        "gold_threshold": gold,
+        "silver_threshold": gold,
+        "bronze_threshold": gold,
+        "median_threshold": median,
+        "is_lower_better": lower,
+        "any_medal": medal is not None,
+        **medals,
+        "above_median": medal is not None,
+        "submission_exists": True,
+        "valid_submission": score is not None,
+        **extra,
+    }
 
 
-def bundle(tmp_path: Path, *, competitions=(PIZZA, SPOOKY), seeds=(0, 1, 2), manifest: dict | None = None,
-           logs: dict | None = None, code: dict | None = None, run_logs: dict | None = None,
-           scores: dict | None = None, medals: dict | None = None, claimed: dict | None = None,
-           defects: dict | None = None, tiers: dict | None = None, other_entries=(), settings=None,
-           aide: bool = True, **context) -> CheckContext:
+def bundle(
+    tmp_path: Path,
+    *,
+    competitions=(PIZZA, SPOOKY),
+    seeds=(0, 1, 2),
+    manifest: dict | None = None,
+    logs: dict | None = None,
+    code: dict | None = None,
+    run_logs: dict | None = None,
+    scores: dict | None = None,
+    medals: dict | None = None,
+    claimed: dict | None = None,
+    defects: dict | None = None,
+    tiers: dict | None = None,
+    other_entries=(),
+    settings=None,
+    aide: bool = True,
+    **context,
+) -> CheckContext:
     """A run group written from the demo agent plus extras keyed by (competition, seed):
     ``logs``/``code`` {relative path: text or bytes}, ``run_logs`` a run.log's text, ``scores`` re-graded."""
-    group = write_run_group(out_dir=tmp_path / "bundle" / "runs", competition_ids=list(competitions), seeds=seeds,
-                            defects=defects)
+    group = write_run_group(
+        out_dir=tmp_path / "bundle" / "runs", competition_ids=list(competitions), seeds=seeds, defects=defects
+    )
     runs = []
     for cid in competitions:
         for seed in seeds:
-            folder = next(p for p in sorted(group.iterdir()) if p.name.startswith(cid + "_")
-                          and p.name == _run_name(group, cid, seed))
+            folder = next(
+                p
+                for p in sorted(group.iterdir())
+                if p.name.startswith(cid + "_") and p.name == _run_name(group, cid, seed)
+            )
             if aide:
                 (folder / "logs").mkdir(exist_ok=True)
                 (folder / "logs" / "aide.log").write_text(AIDE_LOG.format(cid=cid))
@@ -112,26 +145,47 @@ def bundle(tmp_path: Path, *, competitions=(PIZZA, SPOOKY), seeds=(0, 1, 2), man
             score = (scores or {}).get((cid, seed), 0.5)
             regraded = report(cid, score, medal=(medals or {}).get((cid, seed)))
             sub = folder / "submission" / "submission.csv"
-            runs.append(RunFiles(
-                competition_id=cid, seed=seed, run_path=f"runs/{group.name}/{folder.name}", folder=folder,
-                submission=sub if sub.is_file() else None, claimed=(claimed or {}).get((cid, seed)), regraded=regraded,
-            ))
+            runs.append(
+                RunFiles(
+                    competition_id=cid,
+                    seed=seed,
+                    run_path=f"runs/{group.name}/{folder.name}",
+                    folder=folder,
+                    submission=sub if sub.is_file() else None,
+                    claimed=(claimed or {}).get((cid, seed)),
+                    regraded=regraded,
+                )
+            )
     facts = {}
     for cid in competitions:
         demo = competition_facts(cid)
         gold, median, lower = THRESHOLDS.get(cid, (0.9, 0.5, False))
-        facts[cid] = CompetitionFacts(slug=cid, answers_file=demo.answers_path, higher_is_better=demo.higher_is_better,
-                                      is_lower_better=lower, gold_threshold=gold, median_threshold=median,
-                                      leaderboard_best=gold, submission_columns=demo.submission_columns,
-                                      id_column=demo.id_column)
-    facts.setdefault("denoising-dirty-documents", CompetitionFacts(slug="denoising-dirty-documents",
-                                                                    answers_file="prepared/private/answers.csv"))
+        facts[cid] = CompetitionFacts(
+            slug=cid,
+            answers_file=demo.answers_path,
+            higher_is_better=demo.higher_is_better,
+            is_lower_better=lower,
+            gold_threshold=gold,
+            median_threshold=median,
+            leaderboard_best=gold,
+            submission_columns=demo.submission_columns,
+            id_column=demo.id_column,
+        )
+    facts.setdefault(
+        "denoising-dirty-documents",
+        CompetitionFacts(slug="denoising-dirty-documents", answers_file="prepared/private/answers.csv"),
+    )
     body = manifest if manifest is not None else default_manifest(split="low", seeds=len(seeds))
     return CheckContext(
-        manifest=parse_manifest(data=body), runs=tuple(runs), competitions=facts,
+        manifest=parse_manifest(data=body),
+        runs=tuple(runs),
+        competitions=facts,
         tier_members=tiers if tiers is not None else {"low": sorted(c for c in competitions if c != HMS)},
-        known_issues=KNOWN_ISSUES, board=BoardVersion(version="v1", commit=BOARD_COMMIT),
-        other_entries=tuple(other_entries), settings=settings or CheckSettings(), **context,
+        known_issues=KNOWN_ISSUES,
+        board=BoardVersion(version="v1", commit=BOARD_COMMIT),
+        other_entries=tuple(other_entries),
+        settings=settings or CheckSettings(),
+        **context,
     )
 
 
@@ -171,18 +225,31 @@ def manifest_with(changes: dict | None = None, *, split: str = "low", seeds: int
     return parse_manifest(data=body)
 
 
-def run_files(root: Path | None, cid: str, seed: int, *, group: str = "group", submission: str | bytes | None = None,
-              run_log: str | None = None, logs: dict | None = None, code: dict | None = None,
-              claimed: dict | None = None, regraded: dict | None = None) -> RunFiles:
+def run_files(
+    root: Path | None,
+    cid: str,
+    seed: int,
+    *,
+    group: str = "group",
+    submission: str | bytes | None = None,
+    run_log: str | None = None,
+    logs: dict | None = None,
+    code: dict | None = None,
+    claimed: dict | None = None,
+    regraded: dict | None = None,
+) -> RunFiles:
     """One run: ``root/runs/<group>/<cid>_<seed>/`` with the files given (none when ``root`` is None)."""
     run_id = f"{cid}_{seed:08x}"
     folder = sub = None
     if root is not None:
         folder = root / "runs" / group / run_id
         folder.mkdir(parents=True, exist_ok=True)
-        files = {"run.log": run_log, **{f"logs/{k}": v for k, v in (logs or {}).items()},
-                 **{f"code/{k}": v for k, v in (code or {}).items()},
-                 "submission/submission.csv": submission}
+        files = {
+            "run.log": run_log,
+            **{f"logs/{k}": v for k, v in (logs or {}).items()},
+            **{f"code/{k}": v for k, v in (code or {}).items()},
+            "submission/submission.csv": submission,
+        }
         for rel, body in files.items():
             if body is None:
                 continue
@@ -191,28 +258,64 @@ def run_files(root: Path | None, cid: str, seed: int, *, group: str = "group", s
             path.write_bytes(body) if isinstance(body, bytes) else path.write_text(body)
         sub = folder / "submission" / "submission.csv"
         sub = sub if sub.is_file() else None
-    return RunFiles(competition_id=cid, seed=seed, run_path=f"runs/{group}/{run_id}", folder=folder, submission=sub,
-                    claimed=claimed, regraded=regraded if regraded is not None else {})
+    return RunFiles(
+        competition_id=cid,
+        seed=seed,
+        run_path=f"runs/{group}/{run_id}",
+        folder=folder,
+        submission=sub,
+        claimed=claimed,
+        regraded=regraded if regraded is not None else {},
+    )
 
 
-def facts(cid: str, *, gold: float | None = None, median: float | None = None, lower: bool | None = None,
-          best: float | None = None, answers_file: str = "prepared/private/test.csv", id_column: str = "id",
-          higher_is_better: bool = True) -> CompetitionFacts:
-    return CompetitionFacts(slug=cid, answers_file=answers_file, higher_is_better=higher_is_better,
-                            is_lower_better=lower, gold_threshold=gold, median_threshold=median,
-                            leaderboard_best=best, id_column=id_column)
+def facts(
+    cid: str,
+    *,
+    gold: float | None = None,
+    median: float | None = None,
+    lower: bool | None = None,
+    best: float | None = None,
+    answers_file: str = "prepared/private/test.csv",
+    id_column: str = "id",
+    higher_is_better: bool = True,
+) -> CompetitionFacts:
+    return CompetitionFacts(
+        slug=cid,
+        answers_file=answers_file,
+        higher_is_better=higher_is_better,
+        is_lower_better=lower,
+        gold_threshold=gold,
+        median_threshold=median,
+        leaderboard_best=best,
+        id_column=id_column,
+    )
 
 
 DEFAULT = object()
 
 
-def check_context(*, runs=(), manifest=DEFAULT, tiers: dict | None = None, competitions=(), known_issues=KNOWN_ISSUES,
-                  board: BoardVersion | None = None, settings: CheckSettings | None = None, **rest) -> CheckContext:
+def check_context(
+    *,
+    runs=(),
+    manifest=DEFAULT,
+    tiers: dict | None = None,
+    competitions=(),
+    known_issues=KNOWN_ISSUES,
+    board: BoardVersion | None = None,
+    settings: CheckSettings | None = None,
+    **rest,
+) -> CheckContext:
     """A CheckContext over ``runs`` (RunFiles), the demo manifest unless told, the board at v1/BOARD_COMMIT."""
     return CheckContext(
-        manifest=manifest_with() if manifest is DEFAULT else manifest, runs=tuple(runs),
-        tier_members=tiers or {}, competitions={f.slug: f for f in competitions}, known_issues=tuple(known_issues),
-        board=board or BoardVersion(version="v1", commit=BOARD_COMMIT), settings=settings or CheckSettings(), **rest,
+        manifest=manifest_with() if manifest is DEFAULT else manifest,
+        runs=tuple(runs),
+        tier_members=tiers or {},
+        competitions={f.slug: f for f in competitions},
+        known_issues=tuple(known_issues),
+        board=board or BoardVersion(version="v1", commit=BOARD_COMMIT),
+        settings=settings or CheckSettings(),
+        **rest,
     )
 
 

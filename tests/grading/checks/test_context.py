@@ -5,7 +5,13 @@ import os
 from grading.checks.context import CheckSettings
 from grading.services.finish import check_settings
 from tests.grading.checks.builders import (
-    PIZZA, REMOVE, SPOOKY, check_context, manifest_with, run_files, runs_without_files,
+    PIZZA,
+    REMOVE,
+    SPOOKY,
+    check_context,
+    manifest_with,
+    run_files,
+    runs_without_files,
 )
 
 
@@ -33,12 +39,22 @@ def test_a_competitions_tiers_follow_the_order_of_the_tier_members():
 
 
 def test_files_lists_run_log_logs_and_code_with_labels_relative_to_the_bundle(tmp_path):
-    run = run_files(tmp_path, PIZZA, 0, run_log="x\n", logs={"b/deep.log": "y\n", "a.log": "z\n"},
-                    code={"main.py": "print(1)\n"}, submission="id\n")
+    run = run_files(
+        tmp_path,
+        PIZZA,
+        0,
+        run_log="x\n",
+        logs={"b/deep.log": "y\n", "a.log": "z\n"},
+        code={"main.py": "print(1)\n"},
+        submission="id\n",
+    )
     files = check_context(runs=[run]).files()
     assert [(label, kind) for label, _, kind in files] == [
-        (f"{run.run_path}/run.log", "logs"), (f"{run.run_path}/logs/a.log", "logs"),
-        (f"{run.run_path}/logs/b/deep.log", "logs"), (f"{run.run_path}/code/main.py", "code")]
+        (f"{run.run_path}/run.log", "logs"),
+        (f"{run.run_path}/logs/a.log", "logs"),
+        (f"{run.run_path}/logs/b/deep.log", "logs"),
+        (f"{run.run_path}/code/main.py", "code"),
+    ]
     assert all(path.is_file() for _, path, _ in files)
 
 
@@ -75,7 +91,8 @@ def test_the_scan_honours_the_settings_for_hits_and_context_lines(tmp_path):
     log = "".join(f"line {i}\n" for i in range(10)) + "gold_medal\n" * 3 + "after\n"
     run = run_files(tmp_path, PIZZA, 0, logs={"a.log": log})
     found = check_context(runs=[run], settings=CheckSettings(scan_max_hits=2, scan_context_lines=1)).scan.get(
-        "grader_fields")
+        "grader_fields"
+    )
     assert found.total == 3 and [hit.line for hit in found.hits] == [11, 12]
     assert found.hits[0].excerpt == ["10: line 9", "11: gold_medal", "12: gold_medal"]
 
@@ -100,4 +117,8 @@ def test_percent_settings_become_shares(settings):
     settings.CHECK_SCAN_MAX_HITS = 9
     made = check_settings()
     assert (made.implausible_margin, made.code_similarity, made.runtime_tolerance, made.scan_max_hits) == (
-        0.5, 0.75, 0.0, 9)
+        0.5,
+        0.75,
+        0.0,
+        9,
+    )

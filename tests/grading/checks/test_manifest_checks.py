@@ -5,7 +5,15 @@ import pytest
 from competitions.demo.runs import default_manifest
 from grading.checks import benchmark_version, nonstandard_resources, runtime_over_budget
 from tests.grading.checks.builders import (
-    BOARD_COMMIT, PIZZA, REMOVE, bundle, check_context, flags_of, manifest_with, run_files, runs_without_files,
+    BOARD_COMMIT,
+    PIZZA,
+    REMOVE,
+    bundle,
+    check_context,
+    flags_of,
+    manifest_with,
+    run_files,
+    runs_without_files,
     timestamps,
 )
 
@@ -63,9 +71,11 @@ def test_another_version_is_a_warning_that_names_both():
     (flag,) = versions({"benchmark.version": "v2"})
     assert (flag.code, flag.severity, flag.key, flag.tiers) == ("benchmark_version", "warning", "manifest", [])
     assert flag.message == "The run used another benchmark than the board's: version v2 (board: v1)."
-    assert flag.evidence == {"file": "manifest.json",
-                             "declared": {"name": "mle-bench", "version": "v2", "commit": BOARD_COMMIT},
-                             "board": {"name": "mle-bench", "version": "v1", "commit": BOARD_COMMIT}}
+    assert flag.evidence == {
+        "file": "manifest.json",
+        "declared": {"name": "mle-bench", "version": "v2", "commit": BOARD_COMMIT},
+        "board": {"name": "mle-bench", "version": "v1", "commit": BOARD_COMMIT},
+    }
 
 
 def test_another_commit_is_shown_as_twelve_characters_of_each():
@@ -110,19 +120,29 @@ def test_exactly_the_reference_setup_is_standard():
 
 
 def test_less_than_the_reference_setup_is_standard():
-    assert resources({"runtime_hours": 6, "hardware": {"gpus": [{"model": "T4", "memory_gb": 16, "count": 1}],
-                                                       "vcpus": 8, "ram_gb": 64}}) == []
+    assert (
+        resources(
+            {
+                "runtime_hours": 6,
+                "hardware": {"gpus": [{"model": "T4", "memory_gb": 16, "count": 1}], "vcpus": 8, "ram_gb": 64},
+            }
+        )
+        == []
+    )
 
 
-@pytest.mark.parametrize(("changes", "beyond"), [
-    ({"runtime_hours": 24.5}, "runtime 24.5 h > 24 h"),
-    ({"hardware.vcpus": 37}, "37 vCPUs > 36"),
-    ({"hardware.ram_gb": 440.5}, "440.5 GB RAM > 440 GB"),
-    ({"hardware.gpus": [{"model": "A10", "memory_gb": 24, "count": 2}]}, "2 GPUs > 1"),
-    ({"hardware.gpus": [{"model": "A10", "memory_gb": 24}, {"model": "A10", "memory_gb": 24}]}, "2 GPUs > 1"),
-    ({"hardware.gpus": [{"model": "A10", "memory_gb": 48}]}, "A10 with 48 GB > 24 GB"),
-    ({"hardware.gpus": [{"model": "H100"}]}, "GPU H100 is not the reference A10"),
-])
+@pytest.mark.parametrize(
+    ("changes", "beyond"),
+    [
+        ({"runtime_hours": 24.5}, "runtime 24.5 h > 24 h"),
+        ({"hardware.vcpus": 37}, "37 vCPUs > 36"),
+        ({"hardware.ram_gb": 440.5}, "440.5 GB RAM > 440 GB"),
+        ({"hardware.gpus": [{"model": "A10", "memory_gb": 24, "count": 2}]}, "2 GPUs > 1"),
+        ({"hardware.gpus": [{"model": "A10", "memory_gb": 24}, {"model": "A10", "memory_gb": 24}]}, "2 GPUs > 1"),
+        ({"hardware.gpus": [{"model": "A10", "memory_gb": 48}]}, "A10 with 48 GB > 24 GB"),
+        ({"hardware.gpus": [{"model": "H100"}]}, "GPU H100 is not the reference A10"),
+    ],
+)
 def test_each_resource_just_beyond_the_reference_is_named(changes, beyond):
     (flag,) = resources(changes)
     assert (flag.code, flag.severity, flag.key) == ("nonstandard_resources", "warning", "manifest")
@@ -140,10 +160,20 @@ def test_a_variant_of_the_a10_without_its_memory_is_the_reference():
     assert resources({"hardware.gpus": [{"model": "NVIDIA A10G"}]}) == []
 
 
-@pytest.mark.xfail(strict=True, reason="bug: 'a10' is a substring of 'A100', so an A100 of undeclared memory passes")
 def test_an_a100_of_undeclared_memory_is_not_the_reference():
     (flag,) = resources({"hardware.gpus": [{"model": "A100", "count": 1}]})
     assert flag.evidence["beyond"] == ["GPU A100 is not the reference A10"]
+
+
+@pytest.mark.parametrize("model", ["A10", "a10", "NVIDIA A10", "nvidia-a10", "A10 24GB", "NVIDIA A10-24Q", "A10G"])
+def test_the_a10_named_as_a_whole_token_is_the_reference(model):
+    assert resources({"hardware.gpus": [{"model": model}]}) == []
+
+
+@pytest.mark.parametrize("model", ["NVIDIA A100", "A100-SXM4-80GB", "RTX A1000", "A10X", "TA10"])
+def test_a_model_that_only_contains_a10_is_not_the_reference(model):
+    (flag,) = resources({"hardware.gpus": [{"model": model}]})
+    assert flag.evidence["beyond"] == [f"GPU {model} is not the reference A10"]
 
 
 def test_an_undeclared_resource_is_an_info_note_naming_it():
@@ -169,9 +199,12 @@ def over_budget(tmp_path, log: str, *, changes=None, manifest=True, **settings):
     from grading.checks.context import CheckSettings
 
     run = run_files(tmp_path, PIZZA, 0, run_log=log)
-    context = check_context(runs=[run], manifest=manifest_with(changes) if manifest else None,
-                            tiers={"low": [PIZZA], "all": [PIZZA, "x"], "high": ["x"]},
-                            settings=CheckSettings(**settings))
+    context = check_context(
+        runs=[run],
+        manifest=manifest_with(changes) if manifest else None,
+        tiers={"low": [PIZZA], "all": [PIZZA, "x"], "high": ["x"]},
+        settings=CheckSettings(**settings),
+    )
     return flags_of(runtime_over_budget.check(context), "runtime_over_budget")
 
 
@@ -221,8 +254,10 @@ def test_an_undeclared_runtime_falls_back_to_the_standard(tmp_path):
 def test_the_longest_runs_come_first_and_at_most_ten_are_shown(tmp_path):
     from grading.checks.context import CheckSettings
 
-    runs = [run_files(tmp_path, PIZZA, seed, run_log=span("2026-11-01 00:00:00", f"2026-11-{3 + seed:02d} 00:00:00"))
-            for seed in range(12)]
+    runs = [
+        run_files(tmp_path, PIZZA, seed, run_log=span("2026-11-01 00:00:00", f"2026-11-{3 + seed:02d} 00:00:00"))
+        for seed in range(12)
+    ]
     (flag,) = runtime_over_budget.check(check_context(runs=runs, settings=CheckSettings()))
     assert flag.evidence["total"] == 12 and len(flag.evidence["runs"]) == 10
     assert [r["hours"] for r in flag.evidence["runs"][:2]] == [13 * 24.0, 12 * 24.0]
@@ -235,8 +270,9 @@ def test_a_log_without_time_stamps_or_with_one_is_not_measured(tmp_path):
 
 
 def test_impossible_dates_are_not_time_stamps(tmp_path):
-    log = ("[2026-11-30 10:00:00] start\n[2026-13-45 99:00:00] garbage\n[2026-11-30 11:00:00] end\n"
-           "[2099-02-30 10:00:00]\n")
+    log = (
+        "[2026-11-30 10:00:00] start\n[2026-13-45 99:00:00] garbage\n[2026-11-30 11:00:00] end\n[2099-02-30 10:00:00]\n"
+    )
     assert over_budget(tmp_path, log, runtime_tolerance=0, changes={"runtime_hours": 1}) == {}
 
 
@@ -253,8 +289,9 @@ def test_a_declared_runtime_of_exactly_the_standard_is_not_over_budget():
 
 def test_a_declared_runtime_above_the_standard_names_both():
     (flag,) = runtime_over_budget.check(check_context(manifest=manifest_with({"runtime_hours": 24.5})))
-    assert flag.key == "manifest" and flag.message == ("The manifest declares 24.5 h per run, above the board's "
-                                                       "standard of 24 h.")
+    assert flag.key == "manifest" and flag.message == (
+        "The manifest declares 24.5 h per run, above the board's standard of 24 h."
+    )
     assert flag.evidence == {"file": "manifest.json", "runtime_hours": 24.5, "reference_hours": 24.0}
 
 
@@ -262,7 +299,6 @@ def test_runs_whose_folder_is_gone_are_not_measured():
     assert runtime_over_budget.check(check_context(runs=runs_without_files({PIZZA: 2}))) == []
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a declared runtime of 0 h is falsy, so the message calls it 'standard'")
 def test_a_declared_runtime_of_zero_hours_is_called_declared(tmp_path):
     flag = over_budget(tmp_path, span("2026-11-30 10:00:00", "2026-11-30 11:00:00"), changes={"runtime_hours": 0})
     assert "the 0 h declared" in flag["logs"].message

@@ -7,8 +7,19 @@ import pytest
 
 from grading.checks import patterns
 from grading.checks.patterns import (
-    GRADER_FIELDS, GRADING_CALLS, HAND_WRITTEN, HARNESS_FEEDBACK, KAGGLE_ACCESS, MODEL_API_PATTERNS, PROVIDERS,
-    ROW_CORRECTNESS, SELECT_BY_TEST, TEST_SCORE, VALIDATE_SCORE, all_patterns, private_paths,
+    GRADER_FIELDS,
+    GRADING_CALLS,
+    HAND_WRITTEN,
+    HARNESS_FEEDBACK,
+    KAGGLE_ACCESS,
+    MODEL_API_PATTERNS,
+    PROVIDERS,
+    ROW_CORRECTNESS,
+    SELECT_BY_TEST,
+    TEST_SCORE,
+    VALIDATE_SCORE,
+    all_patterns,
+    private_paths,
 )
 from grading.checks.scan import combined
 from tests.grading.checks.builders import check_context, facts
@@ -150,8 +161,15 @@ def test_a_providers_sdk_endpoint_and_key_are_found_by_its_pattern_alone(provide
         assert prefilter_finds(MODEL_API_PATTERNS[provider], line)
 
 
-@pytest.mark.parametrize("line", ["import gym", "from openai_gym import env", "tokens = tokenizer(text)",
-                                  "gpt2 = GPT2Model.from_pretrained('gpt2')"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "import gym",
+        "from openai_gym import env",
+        "tokens = tokenizer(text)",
+        "gpt2 = GPT2Model.from_pretrained('gpt2')",
+    ],
+)
 def test_local_models_and_lookalike_names_are_no_model_api(line):
     assert not any(finds(p, line) for p in MODEL_API_PATTERNS.values())
 

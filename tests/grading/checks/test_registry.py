@@ -8,13 +8,33 @@ import grading.checks as registry
 from competitions.demo.runs import default_manifest
 from grading.checks import CHECKS, FlagData, coverage, run_checks
 from tests.grading.checks.builders import (
-    PIZZA, SPOOKY, bundle, check_context, facts, manifest_with, report, run_files, runs_without_files,
+    PIZZA,
+    SPOOKY,
+    bundle,
+    check_context,
+    facts,
+    manifest_with,
+    report,
+    run_files,
+    runs_without_files,
 )
 
-SPEC_CHECKS = {"test_set_feedback", "padded_seeds", "insufficient_seeds", "incomplete_coverage", "score_mismatch",
-               "missing_submission", "duplicate_submissions", "implausible_score", "runtime_over_budget",
-               "nonstandard_resources", "benchmark_version", "known_leaky_competition", "rule_violation",
-               "grader_loophole"}
+SPEC_CHECKS = {
+    "test_set_feedback",
+    "padded_seeds",
+    "insufficient_seeds",
+    "incomplete_coverage",
+    "score_mismatch",
+    "missing_submission",
+    "duplicate_submissions",
+    "implausible_score",
+    "runtime_over_budget",
+    "nonstandard_resources",
+    "benchmark_version",
+    "known_leaky_competition",
+    "rule_violation",
+    "grader_loophole",
+}
 PORTAL_CHECKS = {"malformed_report", "report_only"}  # the portal's own, beyond the table
 EXTRA_CODES = {"score_mismatch": {"medals_unknown"}}  # codes a check raises besides its own
 
@@ -27,7 +47,8 @@ def test_every_code_is_registered_exactly_once_by_its_own_module():
     assert set(CHECKS) == SPEC_CHECKS | PORTAL_CHECKS
     assert len(set(CHECKS.values())) == len(CHECKS)
     assert {name: check.__module__ for name, check in CHECKS.items()} == {
-        name: f"grading.checks.{name}" for name in CHECKS}
+        name: f"grading.checks.{name}" for name in CHECKS
+    }
 
 
 @pytest.fixture(scope="module")
@@ -63,20 +84,45 @@ def dishonest(tmp_path_factory):
     """A bundle that trips every check: each flag must be well-formed."""
     root = tmp_path_factory.mktemp("dishonest")
     shared = "id,label\n1,0.5\n2,0.5\n"
-    log = "[2026-11-30 00:00:00] start\nprivate leaderboard score: 0.99\nI manually wrote the predictions\n" \
-          "[2026-12-01 12:00:00] end\n"
-    runs = [run_files(root, PIZZA, 0, submission=shared, run_log=log, code={"a.py": "import anthropic\n"},
-                      claimed=report(PIZZA, 0.9), regraded=report(PIZZA, 1.0, medal="gold")),
-            run_files(root, PIZZA, 1, submission=shared, claimed=report(PIZZA, 0.5), regraded=report(PIZZA, 0.5)),
-            run_files(root, SPOOKY, 0, claimed=report(SPOOKY, 0.3), regraded=report(SPOOKY, None))]
-    manifest = manifest_with({"runtime_hours": 30, "benchmark.commit": "deadbeef", "hardware.vcpus": 64,
-                              "disclosures.test_set_feedback": True})
-    return check_context(runs=runs, manifest=manifest, tiers={"low": [PIZZA, SPOOKY, "spaceship-titanic"]},
-                         competitions=[facts(PIZZA, gold=0.98, median=0.6, lower=False, best=0.98)],
-                         report_only=True,
-                         report_claims={"entries_per_competition": {PIZZA: 4},
-                                        "problems": [{"file": "runs/g/grading_report.json", "total": 1,
-                                                      "problems": ["report: missing field(s) score"]}]})
+    log = (
+        "[2026-11-30 00:00:00] start\nprivate leaderboard score: 0.99\nI manually wrote the predictions\n"
+        "[2026-12-01 12:00:00] end\n"
+    )
+    runs = [
+        run_files(
+            root,
+            PIZZA,
+            0,
+            submission=shared,
+            run_log=log,
+            code={"a.py": "import anthropic\n"},
+            claimed=report(PIZZA, 0.9),
+            regraded=report(PIZZA, 1.0, medal="gold"),
+        ),
+        run_files(root, PIZZA, 1, submission=shared, claimed=report(PIZZA, 0.5), regraded=report(PIZZA, 0.5)),
+        run_files(root, SPOOKY, 0, claimed=report(SPOOKY, 0.3), regraded=report(SPOOKY, None)),
+    ]
+    manifest = manifest_with(
+        {
+            "runtime_hours": 30,
+            "benchmark.commit": "deadbeef",
+            "hardware.vcpus": 64,
+            "disclosures.test_set_feedback": True,
+        }
+    )
+    return check_context(
+        runs=runs,
+        manifest=manifest,
+        tiers={"low": [PIZZA, SPOOKY, "spaceship-titanic"]},
+        competitions=[facts(PIZZA, gold=0.98, median=0.6, lower=False, best=0.98)],
+        report_only=True,
+        report_claims={
+            "entries_per_competition": {PIZZA: 4},
+            "problems": [
+                {"file": "runs/g/grading_report.json", "total": 1, "problems": ["report: missing field(s) score"]}
+            ],
+        },
+    )
 
 
 def test_the_dishonest_bundle_trips_every_check_except_those_it_cannot(dishonest):
@@ -114,11 +160,17 @@ def test_run_checks_keeps_the_first_flag_of_a_repeated_code_and_key(monkeypatch)
 
 def test_coverage_gives_the_three_seed_checks_of_each_tier():
     runs = [run.graded for run in runs_without_files({PIZZA: 2, SPOOKY: 1})]
-    flags = coverage(runs=runs, split_members={"low": [PIZZA, SPOOKY], "medium": ["spaceship-titanic"]},
-                     seeds_declared=3)
-    assert Counter((f.code, f.key) for f in flags) == Counter({
-        ("incomplete_coverage", "medium"): 1, ("padded_seeds", "low"): 1,
-        ("insufficient_seeds", "low"): 1, ("insufficient_seeds", "medium"): 1})
+    flags = coverage(
+        runs=runs, split_members={"low": [PIZZA, SPOOKY], "medium": ["spaceship-titanic"]}, seeds_declared=3
+    )
+    assert Counter((f.code, f.key) for f in flags) == Counter(
+        {
+            ("incomplete_coverage", "medium"): 1,
+            ("padded_seeds", "low"): 1,
+            ("insufficient_seeds", "low"): 1,
+            ("insufficient_seeds", "medium"): 1,
+        }
+    )
 
 
 def _manifest():

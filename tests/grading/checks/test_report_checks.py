@@ -23,9 +23,11 @@ def test_a_malformed_report_names_its_file_its_first_problem_and_how_many_there_
     found = ["competition_reports[2]: missing field(s) score", "competition_reports[5].score: expected a number"]
     (flag,) = malformed_report.check(problems({"file": REPORT, "problems": found, "total": 2}))
     assert (flag.code, flag.severity, flag.key, flag.tiers) == ("malformed_report", "warning", REPORT, [])
-    assert flag.message == (f"{REPORT}: 2 problem(s) in the team's own grading report, e.g. competition_reports[2]: "
-                            "missing field(s) score. The submissions were re-graded as usual; claims that could not "
-                            "be read are not compared.")
+    assert flag.message == (
+        f"{REPORT}: 2 problem(s) in the team's own grading report, e.g. competition_reports[2]: "
+        "missing field(s) score. The submissions were re-graded as usual; claims that could not "
+        "be read are not compared."
+    )
     assert flag.evidence == {"file": REPORT, "problems": found, "total": 2}
 
 
@@ -36,8 +38,9 @@ def test_the_count_covers_problems_beyond_those_kept():
 
 def test_each_malformed_report_of_the_bundle_is_its_own_flag():
     other = "runs/second-group/grading_report.json"
-    flags = malformed_report.check(problems({"file": REPORT, "problems": ["a"], "total": 1},
-                                            {"file": other, "problems": ["b"], "total": 1}))
+    flags = malformed_report.check(
+        problems({"file": REPORT, "problems": ["a"], "total": 1}, {"file": other, "problems": ["b"], "total": 1})
+    )
     assert [f.key for f in flags] == [REPORT, other]
 
 
@@ -50,18 +53,34 @@ def test_a_bundle_with_runs_is_not_report_only():
 
 def test_a_report_only_bundle_is_blocking_for_the_whole_entry():
     (flag,) = report_only.check(check_context(report_only=True))
-    assert (flag.code, flag.severity, flag.key, flag.tiers, flag.evidence) == ("report_only", "blocking", "bundle",
-                                                                              [], {})
+    assert (flag.code, flag.severity, flag.key, flag.tiers, flag.evidence) == (
+        "report_only",
+        "blocking",
+        "bundle",
+        [],
+        {},
+    )
     assert flag.message == "The bundle holds only grading reports: nothing could be re-graded."
 
 
 def test_a_report_only_entry_is_never_comparable_even_once_its_flag_is_accepted():
-    context = check_context(report_only=True, tiers={"low": [PIZZA, SPOOKY]},
-                            report_claims={"entries_per_competition": {PIZZA: 3, SPOOKY: 3}})
+    context = check_context(
+        report_only=True,
+        tiers={"low": [PIZZA, SPOOKY]},
+        report_claims={"entries_per_competition": {PIZZA: 3, SPOOKY: 3}},
+    )
     flags = run_checks(context)
     assert {f.code for f in flags} == {"report_only", "incomplete_coverage", "insufficient_seeds", "padded_seeds"}
-    states = [FlagState(code=f.code, key=f.key, severity=f.severity, tiers=tuple(f.tiers),
-                        decision="accept" if f.code == "report_only" else "") for f in flags]
+    states = [
+        FlagState(
+            code=f.code,
+            key=f.key,
+            severity=f.severity,
+            tiers=tuple(f.tiers),
+            decision="accept" if f.code == "report_only" else "",
+        )
+        for f in flags
+    ]
     result = comparability(regraded_from_submissions=not context.report_only, complete_seeds={"low": 0}, flags=states)
     assert not result.comparable
     assert result.reasons[0] == "not re-graded from submissions (the bundle holds only grading reports)"

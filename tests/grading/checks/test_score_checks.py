@@ -7,7 +7,15 @@ import pytest
 from grading.checks import implausible_score, missing_submission, score_mismatch
 from grading.checks.context import CheckSettings
 from tests.grading.checks.builders import (
-    PIZZA, SPOOKY, bundle, check_context, facts, flags_of, report, run_files, runs_without_files,
+    PIZZA,
+    SPOOKY,
+    bundle,
+    check_context,
+    facts,
+    flags_of,
+    report,
+    run_files,
+    runs_without_files,
 )
 
 
@@ -54,16 +62,29 @@ def test_a_run_without_a_claim_is_not_compared():
     assert mismatches(None, report(PIZZA, 0.9, medal="gold")) == []
 
 
-@pytest.mark.parametrize(("claimed", "regraded"), [
-    (math.nan, math.nan), (None, None), (1, 1.0), (0.5, 0.5 + 5e-10),
-])
+@pytest.mark.parametrize(
+    ("claimed", "regraded"),
+    [
+        (math.nan, math.nan),
+        (None, None),
+        (1, 1.0),
+        (0.5, 0.5 + 5e-10),
+    ],
+)
 def test_scores_that_are_the_same_number_or_both_missing_are_no_mismatch(claimed, regraded):
     assert mismatches({"score": claimed}, {"score": regraded}) == []
 
 
-@pytest.mark.parametrize(("claimed", "regraded"), [
-    (math.nan, 0.5), (0.5, math.nan), (None, 0.5), (0.5, None), (0.5, 0.5 + 2e-9),
-])
+@pytest.mark.parametrize(
+    ("claimed", "regraded"),
+    [
+        (math.nan, 0.5),
+        (0.5, math.nan),
+        (None, 0.5),
+        (0.5, None),
+        (0.5, 0.5 + 2e-9),
+    ],
+)
 def test_a_score_missing_on_one_side_or_off_by_more_than_a_billionth_is_a_mismatch(claimed, regraded):
     (flag,) = mismatches({"score": claimed}, {"score": regraded})
     assert set(flag.evidence["differences"]) == {"score"}
@@ -72,11 +93,18 @@ def test_a_score_missing_on_one_side_or_off_by_more_than_a_billionth_is_a_mismat
 def test_a_mismatch_names_the_run_the_fields_and_both_values():
     (flag,) = mismatches(report(PIZZA, 0.91, medal="gold"), report(PIZZA, 0.5))
     assert (flag.code, flag.severity, flag.key) == ("score_mismatch", "blocking", f"{PIZZA}/seed-1")
-    assert flag.message == (f"{PIZZA} seed 1: score claimed 0.91, re-graded 0.5; gold_medal claimed True, re-graded "
-                            "False; above_median claimed True, re-graded False.")
-    assert flag.evidence == {"file": f"runs/group/{PIZZA}_00000001", "differences": {
-        "score": {"claimed": 0.91, "regraded": 0.5}, "gold_medal": {"claimed": True, "regraded": False},
-        "above_median": {"claimed": True, "regraded": False}}}
+    assert flag.message == (
+        f"{PIZZA} seed 1: score claimed 0.91, re-graded 0.5; gold_medal claimed True, re-graded "
+        "False; above_median claimed True, re-graded False."
+    )
+    assert flag.evidence == {
+        "file": f"runs/group/{PIZZA}_00000001",
+        "differences": {
+            "score": {"claimed": 0.91, "regraded": 0.5},
+            "gold_medal": {"claimed": True, "regraded": False},
+            "above_median": {"claimed": True, "regraded": False},
+        },
+    }
 
 
 def test_a_medal_the_claim_does_not_mention_is_not_compared():
@@ -92,8 +120,6 @@ def test_a_claimed_invalid_submission_the_regrade_found_valid_is_a_mismatch():
     assert flag.evidence["differences"] == {"valid_submission": {"claimed": False, "regraded": True}}
 
 
-@pytest.mark.xfail(strict=True, reason="inconsistent: score_mismatch and missing_submission carry no tiers, unlike "
-                                       "the other per-run checks, so one blocking run holds every tier")
 def test_a_mismatch_is_scoped_to_the_tiers_of_its_competition():
     run = run_files(None, PIZZA, 1, claimed={"score": 0.9}, regraded={"score": 0.5})
     (flag,) = score_mismatch.check(check_context(runs=[run], tiers={"low": [PIZZA], "high": ["h"]}))
@@ -102,11 +128,17 @@ def test_a_mismatch_is_scoped_to_the_tiers_of_its_competition():
 
 def test_runs_of_unknown_medals_get_one_note_per_competition_in_order():
     unknown = {"score": 0.5, "medals_known": False}
-    runs = [run_files(None, SPOOKY, 0, regraded=unknown), run_files(None, PIZZA, 2, regraded=unknown),
-            run_files(None, PIZZA, 0, regraded=unknown), run_files(None, PIZZA, 1, regraded={"score": 0.5})]
+    runs = [
+        run_files(None, SPOOKY, 0, regraded=unknown),
+        run_files(None, PIZZA, 2, regraded=unknown),
+        run_files(None, PIZZA, 0, regraded=unknown),
+        run_files(None, PIZZA, 1, regraded={"score": 0.5}),
+    ]
     notes = score_mismatch.check(check_context(runs=runs))
     assert [(n.code, n.key, n.evidence["seeds"]) for n in notes] == [
-        ("medals_unknown", PIZZA, [0, 2]), ("medals_unknown", SPOOKY, [0])]
+        ("medals_unknown", PIZZA, [0, 2]),
+        ("medals_unknown", SPOOKY, [0]),
+    ]
     assert notes[0].message.endswith("until a leaderboard is imported and the submission is re-graded.")
     assert notes[0].evidence["claimed_unchecked"] == {} and "2 run(s)" in notes[0].message
 
@@ -119,6 +151,12 @@ def test_a_claimed_valid_submission_names_the_file_the_bundle_lacks():
     assert (flag.code, flag.severity, flag.key) == ("missing_submission", "blocking", f"{SPOOKY}/seed-2")
     assert f"runs/group/{SPOOKY}_00000002/submission/submission.csv" in flag.message
     assert flag.evidence == {"file": f"runs/group/{SPOOKY}_00000002"}
+
+
+def test_a_missing_submission_is_scoped_to_the_tiers_of_its_competition():
+    run = run_files(None, SPOOKY, 0, claimed=report(SPOOKY, 0.3))
+    (flag,) = missing_submission.check(check_context(runs=[run], tiers={"low": [SPOOKY], "high": ["h"]}))
+    assert flag.tiers == ["low"]
 
 
 @pytest.mark.parametrize("claimed", [None, {"score": None, "valid_submission": False}, {"score": 0.3}])
@@ -134,7 +172,8 @@ def test_a_claimed_submission_that_is_there_is_not_missing(tmp_path):
 def test_each_missing_submission_is_its_own_flag():
     runs = runs_without_files({PIZZA: 3}, claimed=report(PIZZA, 0.5))
     assert [f.key for f in missing_submission.check(check_context(runs=runs))] == [
-        f"{PIZZA}/seed-{seed}" for seed in range(3)]
+        f"{PIZZA}/seed-{seed}" for seed in range(3)
+    ]
 
 
 # implausible_score: thresholds chosen so that the limits are exact in binary
@@ -143,10 +182,15 @@ LOW = facts("low-is-better", gold=0.25, median=0.5, lower=True)  # below 0.0 at 
 
 
 def implausible(score, competition=HIGH, *, regraded=None, claimed=None, **settings):
-    run = run_files(None, competition.slug, 0, claimed=claimed,
-                    regraded={"score": score} if regraded is None else regraded)
-    context = check_context(runs=[run], competitions=[competition], settings=CheckSettings(**settings),
-                            tiers={"low": [HIGH.slug, LOW.slug], "high": ["other"]})
+    run = run_files(
+        None, competition.slug, 0, claimed=claimed, regraded={"score": score} if regraded is None else regraded
+    )
+    context = check_context(
+        runs=[run],
+        competitions=[competition],
+        settings=CheckSettings(**settings),
+        tiers={"low": [HIGH.slug, LOW.slug], "high": ["other"]},
+    )
     return implausible_score.check(context)
 
 
@@ -164,12 +208,21 @@ def test_a_score_just_beyond_the_limit_is_implausible(score, competition):
 
 def test_the_flag_names_the_score_the_thresholds_and_the_file():
     (flag,) = implausible(1.5, claimed={"score": 1.5})
-    assert flag.message == ("high-is-better seed 0: re-graded score 1.5 is beyond gold (0.75) by more than 1× the "
-                            "gold-median spread (limit 1).")
-    assert flag.evidence == {"file": "runs/group/high-is-better_00000000/submission/submission.csv",
-                             "regraded": 1.5, "claimed": 1.5, "gold_threshold": 0.75, "median_threshold": 0.5,
-                             "is_lower_better": False, "leaderboard_best": None, "margin": 1.0,
-                             "implausible_beyond": 1.0}
+    assert flag.message == (
+        "high-is-better seed 0: re-graded score 1.5 is beyond gold (0.75) by more than 1× the "
+        "gold-median spread (limit 1)."
+    )
+    assert flag.evidence == {
+        "file": "runs/group/high-is-better_00000000/submission/submission.csv",
+        "regraded": 1.5,
+        "claimed": 1.5,
+        "gold_threshold": 0.75,
+        "median_threshold": 0.5,
+        "is_lower_better": False,
+        "leaderboard_best": None,
+        "margin": 1.0,
+        "implausible_beyond": 1.0,
+    }
     assert flag.tiers == ["low"]
 
 
@@ -215,8 +268,9 @@ def test_a_competition_without_thresholds_or_facts_is_not_judged():
 def test_a_perfect_score_where_kaggles_best_was_not_is_near_perfect():
     bounded = facts("bounded", lower=False, best=0.9)
     (flag,) = implausible(1.0, bounded)
-    assert flag.message == ("bounded seed 0: re-graded score 1 is near-perfect (1, perfect is 1) where Kaggle's best "
-                            "was 0.9.")
+    assert flag.message == (
+        "bounded seed 0: re-graded score 1 is near-perfect (1, perfect is 1) where Kaggle's best was 0.9."
+    )
     assert flag.evidence["leaderboard_best"] == 0.9 and "implausible_beyond" not in flag.evidence
 
 

@@ -5,7 +5,16 @@ import pytest
 from competitions.demo.runs import default_manifest
 from grading.checks import test_set_feedback
 from tests.grading.checks.builders import (
-    DEFAULT, HMS, PIZZA, SPOOKY, bundle, check_context, facts, flags_of, manifest_with, run_files,
+    DEFAULT,
+    HMS,
+    PIZZA,
+    SPOOKY,
+    bundle,
+    check_context,
+    facts,
+    flags_of,
+    manifest_with,
+    run_files,
 )
 
 
@@ -19,8 +28,9 @@ def test_a_declared_feedback_is_blocking(tmp_path):
 def test_scores_and_medals_coming_back_during_the_run_are_found_with_their_lines(tmp_path):
     log = "\n".join(f"[2026-11-30 10:{i:02d}:00] step {i}: training loss 0.{i}" for i in range(40))
     log += '\n{"result": "Submission is valid. score: 0.9312"}\nprivate leaderboard score: 0.9312\nafter\n'
-    flags = flags_of(test_set_feedback.check(bundle(tmp_path, logs={(PIZZA, 1): {"agent.log": log}})),
-                     "test_set_feedback")
+    flags = flags_of(
+        test_set_feedback.check(bundle(tmp_path, logs={(PIZZA, 1): {"agent.log": log}})), "test_set_feedback"
+    )
     assert set(flags) == {"validate_score", "test_score"}
     hit = flags["test_score"].evidence["hits"][0]
     assert hit["file"].endswith("/logs/agent.log") and hit["line"] == 42
@@ -36,8 +46,9 @@ def test_private_answers_grading_calls_and_a_medal_driven_search_loop_are_found(
         "fitness = 1.0 if report.gold_medal else report.score\n"
         "requests.post('http://localhost:5000/grade', files={'file': f})\n"
     )
-    flags = flags_of(test_set_feedback.check(bundle(tmp_path, code={(SPOOKY, 0): {"search.py": harness}})),
-                     "test_set_feedback")
+    flags = flags_of(
+        test_set_feedback.check(bundle(tmp_path, code={(SPOOKY, 0): {"search.py": harness}})), "test_set_feedback"
+    )
     assert {"private_paths", "grading_calls", "harness_feedback", "grader_fields"} <= set(flags)
     assert flags["grading_calls"].evidence["total"] == 3
     assert flags["private_paths"].evidence["hits"][0]["line"] == 2
@@ -45,8 +56,10 @@ def test_private_answers_grading_calls_and_a_medal_driven_search_loop_are_found(
 
 def test_hits_are_capped_but_counted(tmp_path):
     log = "gold_medal: True\n" * 50
-    flags = flags_of(test_set_feedback.check(bundle(tmp_path, logs={(PIZZA, 0): {"a.log": log}, (PIZZA, 2): {"b.log": log}})),
-                     "test_set_feedback")
+    flags = flags_of(
+        test_set_feedback.check(bundle(tmp_path, logs={(PIZZA, 0): {"a.log": log}, (PIZZA, 2): {"b.log": log}})),
+        "test_set_feedback",
+    )
     evidence = flags["grader_fields"].evidence
     assert evidence["total"] == 100 and evidence["files"] == 2 and len(evidence["hits"]) == 5
 
@@ -54,8 +67,9 @@ def test_hits_are_capped_but_counted(tmp_path):
 def feedback(tmp_path, runs: dict, *, manifest=DEFAULT):
     """``runs``: {(competition, seed): {"logs": {...}, "code": {...}}}."""
     built = [run_files(tmp_path, cid, seed, **files) for (cid, seed), files in runs.items()]
-    context = check_context(runs=built, manifest=manifest,
-                            tiers={"low": [PIZZA, SPOOKY], "high": [HMS], "all": [PIZZA, SPOOKY, HMS]})
+    context = check_context(
+        runs=built, manifest=manifest, tiers={"low": [PIZZA, SPOOKY], "high": [HMS], "all": [PIZZA, SPOOKY, HMS]}
+    )
     return flags_of(test_set_feedback.check(context), "test_set_feedback")
 
 
@@ -63,8 +77,9 @@ def test_the_declared_flag_points_at_the_manifest_key():
     manifest = manifest_with({"disclosures.test_set_feedback": True})
     (flag,) = test_set_feedback.check(check_context(manifest=manifest))
     assert (flag.key, flag.tiers) == ("declared", [])
-    assert flag.message == ("The manifest declares that test-set feedback reached the agent "
-                            "(disclosures.test_set_feedback).")
+    assert flag.message == (
+        "The manifest declares that test-set feedback reached the agent (disclosures.test_set_feedback)."
+    )
     assert flag.evidence == {"file": "manifest.json", "disclosures.test_set_feedback": True}
 
 
@@ -78,11 +93,16 @@ def test_a_scan_flag_says_what_was_found_how_often_and_where_first(tmp_path):
     flags = feedback(tmp_path, {(PIZZA, 0): {"logs": {"agent.log": "start\nmedal status: 1\nmedal status: 0\n"}}})
     flag = flags["test_score"]
     label = f"runs/group/{PIZZA}_00000000/logs/agent.log"
-    assert flag.message == ("a private/leaderboard score, rank or medal reported during the run: 2 line(s) in 1 "
-                            f"file(s), first {label} line 2.")
+    assert flag.message == (
+        "a private/leaderboard score, rank or medal reported during the run: 2 line(s) in 1 "
+        f"file(s), first {label} line 2."
+    )
     assert (flag.evidence["total"], flag.evidence["files"]) == (2, 1)
-    assert flag.evidence["hits"][1] == {"file": label, "line": 3,
-                                        "excerpt": ["1: start", "2: medal status: 1", "3: medal status: 0"]}
+    assert flag.evidence["hits"][1] == {
+        "file": label,
+        "line": 3,
+        "excerpt": ["1: start", "2: medal status: 1", "3: medal status: 0"],
+    }
 
 
 def test_the_tiers_and_competitions_are_those_of_every_run_it_was_found_in(tmp_path):
