@@ -92,9 +92,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=5_851_440)
     parser.add_argument("--text-rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument(
-        "--no-pyarrow", action="store_true", help="measure pandas without pyarrow, for comparison"
-    )
+    parser.add_argument("--no-pyarrow", action="store_true", help="measure pandas without pyarrow, for comparison")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     files = [

@@ -33,6 +33,7 @@ def packs_dir(split: str) -> Path:
 def runs_dir(split: str) -> Path:
     return OUT / f"{SPLIT_NAMES[split]}-full-runs"
 
+
 _GRADE = r"""
 import json, sys, time
 from pathlib import Path
@@ -75,8 +76,9 @@ def prepare(*, quality: float, regenerate: bool, split: str = "low") -> list[dic
         make_demo_pack(out_dir=packs, split=split, size="full", seed=0, n_teams=100)
     if not runs.exists() or not any(runs.iterdir()):
         print("writing the simulated agent's submissions (once) ...", file=sys.stderr)
-        write_run_group(out_dir=runs, competition_ids=split_ids(split), seeds=(0,), quality=quality,
-                        answers=pack_answers(packs))
+        write_run_group(
+            out_dir=runs, competition_ids=split_ids(split), seeds=(0,), quality=quality, answers=pack_answers(packs)
+        )
     group = next(runs.iterdir())
     jobs = []
     for run in sorted(p for p in group.iterdir() if p.is_dir()):
@@ -86,8 +88,9 @@ def prepare(*, quality: float, regenerate: bool, split: str = "low") -> list[dic
 
 
 def measure(jobs: list[dict]) -> dict:
-    out = subprocess.run([sys.executable, "-c", _GRADE, str(ROOT), json.dumps(jobs)], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _GRADE, str(ROOT), json.dumps(jobs)], capture_output=True, text=True, check=True
+    )
     return json.loads(out.stdout)
 
 
@@ -107,8 +110,10 @@ def main() -> None:
         score = row["score"] if row["score"] is not None else f"invalid: {row['reason']}"
         print(f"{row['competition']:50} {rows:>9} {row['seconds']:8.2f} {single['peak_mb']:8.0f}  {score}")
     seed = measure(jobs)
-    print(f"\nOne full {args.split} seed ({len(jobs)} submissions, files read included), one process: "
-          f"{seed['total']:.2f} s, peak {seed['peak_mb']:.0f} MB")
+    print(
+        f"\nOne full {args.split} seed ({len(jobs)} submissions, files read included), one process: "
+        f"{seed['total']:.2f} s, peak {seed['peak_mb']:.0f} MB"
+    )
     if args.split == "low":
         print("Target: at most 5.5 s (half the official grader's ~11 s) and under 1 GB.")
 

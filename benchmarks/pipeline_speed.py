@@ -10,9 +10,11 @@ gunicorn (one process) and N worker processes (concurrency 1 each), uploads the 
 client/mleportal.py, and waits for the final status. It prints the wall time from the start of the upload
 to the result, runs per second, and the peak RSS of the web process and of the busiest worker (its prefork
 children included), and the grading phase alone: from the first run a worker claimed to the last run graded,
-the part that more workers share (upload, unpacking and the final checks are done once). Then it streams a 2 GB bundle to the web process and prints that process's peak RSS.
+the part that more workers share (upload, unpacking and the final checks are done once). Then it streams a 2 GB
+bundle to the web process and prints that process's peak RSS.
 First it measures this machine's ceiling: how much more grading two processes do at once than one, without
-Celery or a database, the most two workers can gain. With BENCH_KEEP_LOGS=DIR the web and worker logs of each portal are copied there before it is removed.
+Celery or a database, the most two workers can gain. With BENCH_KEEP_LOGS=DIR the web and worker logs of each
+portal are copied there before it is removed.
 """
 
 from __future__ import annotations
@@ -67,12 +69,32 @@ class Portal:
     def __init__(self, *, workers: int, label: str, packs: Path):
         self.data = Path(tempfile.mkdtemp(prefix=f"portal-bench-{label}-"))
         db = f"portal_bench_{label}"
-        subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-q", "-c", f"DROP DATABASE IF EXISTS {db}",
-                        "-c", f"CREATE DATABASE {db}"], check=True, capture_output=True)
+        subprocess.run(
+            [
+                "psql",
+                "-h",
+                "127.0.0.1",
+                "-U",
+                "postgres",
+                "-q",
+                "-c",
+                f"DROP DATABASE IF EXISTS {db}",
+                "-c",
+                f"CREATE DATABASE {db}",
+            ],
+            check=True,
+            capture_output=True,
+        )
         subprocess.run(["redis-cli", "-n", "14", "flushdb"], check=True, capture_output=True)
-        self.env = {**os.environ, "DATABASE_URL": f"postgresql://postgres@127.0.0.1:5432/{db}",
-                    "REDIS_URL": "redis://127.0.0.1:6379/14", "PORTAL_DATA_DIR": str(self.data), "DEBUG": "true",
-                    "SUBMISSION_DAILY_QUOTA": "100", "LOG_LEVEL": "WARNING"}
+        self.env = {
+            **os.environ,
+            "DATABASE_URL": f"postgresql://postgres@127.0.0.1:5432/{db}",
+            "REDIS_URL": "redis://127.0.0.1:6379/14",
+            "PORTAL_DATA_DIR": str(self.data),
+            "DEBUG": "true",
+            "SUBMISSION_DAILY_QUOTA": "100",
+            "LOG_LEVEL": "WARNING",
+        }
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.processes: list[subprocess.Popen] = []
@@ -80,23 +102,53 @@ class Portal:
         self.manage("load_competitions")
         self.manage("import_competition_pack", str(packs))
         self.token = self.manage("issue_token", "--username", "bench", "--team", "Bench").strip().splitlines()[-1]
-        self.web = self.spawn([str(BIN / "gunicorn"), "portal.wsgi", "--bind", f"127.0.0.1:{self.port}", "--workers", "1",
-                               "--threads", "4", "--timeout", "600"])
+        self.web = self.spawn(
+            [
+                str(BIN / "gunicorn"),
+                "portal.wsgi",
+                "--bind",
+                f"127.0.0.1:{self.port}",
+                "--workers",
+                "1",
+                "--threads",
+                "4",
+                "--timeout",
+                "600",
+            ]
+        )
         self.workers = [
-            self.spawn([str(BIN / "celery"), "-A", "portal", "worker", "-Q", "default,grading", "-c", "1", "-n",
-                        f"bench{i}@%h", "--without-gossip", "--without-mingle", "--loglevel", "INFO"])
+            self.spawn(
+                [
+                    str(BIN / "celery"),
+                    "-A",
+                    "portal",
+                    "worker",
+                    "-Q",
+                    "default,grading",
+                    "-c",
+                    "1",
+                    "-n",
+                    f"bench{i}@%h",
+                    "--without-gossip",
+                    "--without-mingle",
+                    "--loglevel",
+                    "INFO",
+                ]
+            )
             for i in range(workers)
         ]
         self.wait_healthy()
 
     def manage(self, *args: str) -> str:
-        return subprocess.run([PY, "manage.py", *args], cwd=ROOT, env=self.env, check=True, capture_output=True,
-                              text=True).stdout
+        return subprocess.run(
+            [PY, "manage.py", *args], cwd=ROOT, env=self.env, check=True, capture_output=True, text=True
+        ).stdout
 
     def spawn(self, command: list[str]) -> subprocess.Popen:
         log = (self.data / f"{Path(command[0]).name}-{len(self.processes)}.log").open("w")
-        process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         self.processes.append(process)
         return process
 
@@ -118,9 +170,23 @@ class Portal:
     def grading_phase(self) -> float:
         """Seconds from the first run claimed by a worker to the last run graded (the parallel part)."""
         db = self.env["DATABASE_URL"].rsplit("/", 1)[1]
-        out = subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-d", db, "-At", "-c",
-                              "SELECT EXTRACT(EPOCH FROM max(graded_at) - min(claimed_at)) FROM grading_run"],
-                             check=True, capture_output=True, text=True).stdout.strip()
+        out = subprocess.run(
+            [
+                "psql",
+                "-h",
+                "127.0.0.1",
+                "-U",
+                "postgres",
+                "-d",
+                db,
+                "-At",
+                "-c",
+                "SELECT EXTRACT(EPOCH FROM max(graded_at) - min(claimed_at)) FROM grading_run",
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
         return float(out or "nan")
 
     def web_peak(self) -> float:
@@ -160,8 +226,13 @@ def split_bundle(split: str) -> tuple[Path, Path]:
         print(f"writing the 3-seed full-size {split} bundle (once) ...", file=sys.stderr)
         runs = OUT / f"{name}-full-runs-3"
         shutil.rmtree(runs, ignore_errors=True)
-        group = write_run_group(out_dir=runs, competition_ids=split_ids(split), seeds=(0, 1, 2), quality=0.8,
-                                answers=pack_answers(packs_dir(split)))
+        group = write_run_group(
+            out_dir=runs,
+            competition_ids=split_ids(split),
+            seeds=(0, 1, 2),
+            quality=0.8,
+            answers=pack_answers(packs_dir(split)),
+        )
         write_run_bundle(run_group=group, out_path=bundle, manifest=default_manifest(split=split))
         shutil.rmtree(runs, ignore_errors=True)
     return packs_dir(split), bundle
@@ -197,8 +268,21 @@ def big_bundle(size_gb: float) -> Path:
 
 
 def upload(portal: Portal, bundle: Path) -> dict:
-    result = subprocess.run([sys.executable, str(ROOT / "client" / "mleportal.py"), "upload", str(bundle), "--url",
-                             portal.url, "--token", portal.token, "--no-wait"], capture_output=True, text=True)
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "client" / "mleportal.py"),
+            "upload",
+            str(bundle),
+            "--url",
+            portal.url,
+            "--token",
+            portal.token,
+            "--no-wait",
+        ],
+        capture_output=True,
+        text=True,
+    )
     if result.returncode != 0:
         raise RuntimeError(result.stderr)
     return json.loads(result.stdout)
@@ -206,8 +290,9 @@ def upload(portal: Portal, bundle: Path) -> dict:
 
 def wait_final(portal: Portal, submission_id: int) -> dict:
     while True:
-        request = urllib.request.Request(f"{portal.url}/api/v1/submissions/{submission_id}/",
-                                         headers={"Authorization": f"Token {portal.token}"})
+        request = urllib.request.Request(
+            f"{portal.url}/api/v1/submissions/{submission_id}/", headers={"Authorization": f"Token {portal.token}"}
+        )
         with urllib.request.urlopen(request, timeout=30) as response:
             body = json.loads(response.read())
         if body["status"] in ("in_review", "published", "rejected", "failed"):
@@ -230,9 +315,11 @@ def machine_ceiling(split: str = "low", repeats: int = 3) -> None:
     alone = min(measure(jobs)["total"] for _ in range(2))
     with ThreadPoolExecutor(2) as pool:
         both = [f.result()["total"] for f in [pool.submit(measure, jobs) for _ in range(2)]]
-    print(f"this machine's ceiling: {repeats} full {split} seed(s) graded in {alone:.2f} s by one process alone, in "
-          f"{both[0]:.2f} s and {both[1]:.2f} s by two at once: two processes grade {2 * alone / max(both):.2f}x "
-          f"as much per second as one")
+    print(
+        f"this machine's ceiling: {repeats} full {split} seed(s) graded in {alone:.2f} s by one process alone, in "
+        f"{both[0]:.2f} s and {both[1]:.2f} s by two at once: two processes grade {2 * alone / max(both):.2f}x "
+        f"as much per second as one"
+    )
 
 
 def measure_split(split: str, worker_counts: list[int]) -> None:
@@ -252,15 +339,19 @@ def measure_split(split: str, worker_counts: list[int]) -> None:
             runs = body["progress"]["total"]
             workers_peak = max(peak_mb(w.pid) for w in portal.workers)
             phases[count] = portal.grading_phase()
-            print(f"  {count} worker(s): {wall:.1f} s from upload to '{body['status']}' (upload and validation "
-                  f"{uploaded:.1f} s, grading phase {phases[count]:.1f} s), {runs} runs, {runs / wall:.2f} runs/s; "
-                  f"peak RSS web {portal.web_peak():.0f} MB, busiest worker {workers_peak:.0f} MB; "
-                  f"runs graded per worker {portal.runs_per_worker()}")
+            print(
+                f"  {count} worker(s): {wall:.1f} s from upload to '{body['status']}' (upload and validation "
+                f"{uploaded:.1f} s, grading phase {phases[count]:.1f} s), {runs} runs, {runs / wall:.2f} runs/s; "
+                f"peak RSS web {portal.web_peak():.0f} MB, busiest worker {workers_peak:.0f} MB; "
+                f"runs graded per worker {portal.runs_per_worker()}"
+            )
         finally:
             portal.stop()
     if 1 in timings and 2 in timings:
-        print(f"  {split}: two workers vs one: {timings[1] / timings[2]:.2f}x from upload to result, "
-              f"{phases[1] / phases[2]:.2f}x in the grading phase")
+        print(
+            f"  {split}: two workers vs one: {timings[1] / timings[2]:.2f}x from upload to result, "
+            f"{phases[1] / phases[2]:.2f}x in the grading phase"
+        )
 
 
 def main() -> None:
@@ -283,8 +374,10 @@ def main() -> None:
         try:
             start = time.perf_counter()
             upload(portal, big)
-            print(f"{big.stat().st_size / 1024**3:.2f} GB upload (streamed, extracted and validated) in "
-                  f"{time.perf_counter() - start:.1f} s; web process peak RSS {portal.web_peak():.0f} MB")
+            print(
+                f"{big.stat().st_size / 1024**3:.2f} GB upload (streamed, extracted and validated) in "
+                f"{time.perf_counter() - start:.1f} s; web process peak RSS {portal.web_peak():.0f} MB"
+            )
         finally:
             portal.stop()
 

@@ -30,8 +30,8 @@ import tempfile
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
-from typing import IO, Any, Callable
+from collections.abc import Callable, Iterator
+from typing import IO, Any
 
 __version__ = "1.0"
 
@@ -123,9 +123,7 @@ class Portal:
         proxy = urllib.parse.urlsplit(proxy_url if "//" in proxy_url else f"http://{proxy_url}")
         headers = {}
         if proxy.username:
-            credentials = (
-                f"{urllib.parse.unquote(proxy.username)}:{urllib.parse.unquote(proxy.password or '')}"
-            )
+            credentials = f"{urllib.parse.unquote(proxy.username)}:{urllib.parse.unquote(proxy.password or '')}"
             headers["Proxy-Authorization"] = "Basic " + base64.b64encode(credentials.encode()).decode()
         return proxy.hostname or "", proxy.port or 8080, headers
 
@@ -251,9 +249,7 @@ class Progress:
         bar = "#" * int(fraction * 30)
         speed = self.done / max(now - self.started, 1e-6) / MB
         done, total = self.done / MB, self.total / MB
-        return (
-            f"{self.label} [{bar:<30}] {fraction * 100:5.1f}%  {done:,.1f}/{total:,.1f} MB  {speed:,.1f} MB/s"
-        )
+        return f"{self.label} [{bar:<30}] {fraction * 100:5.1f}%  {done:,.1f}/{total:,.1f} MB  {speed:,.1f} MB/s"
 
     def finish(self) -> None:
         if self.tty:
@@ -330,9 +326,7 @@ def _send_body(
         return False
 
 
-def wait(
-    portal: Portal, submission_id: str, *, interval: float, timeout: float, stream: IO[str]
-) -> dict[str, Any]:
+def wait(portal: Portal, submission_id: str, *, interval: float, timeout: float, stream: IO[str]) -> dict[str, Any]:
     """Poll the submission until its status is final, showing status and progress on ``stream``."""
     path = f"/api/v1/submissions/{urllib.parse.quote(str(submission_id), safe='')}/"
     started = time.monotonic()
@@ -442,18 +436,14 @@ def command_upload(args: argparse.Namespace) -> int:
     if args.no_wait:
         print(json.dumps(answer))
         return EXIT_OK
-    submission = wait(
-        portal, str(answer["id"]), interval=args.poll_interval, timeout=args.timeout, stream=sys.stderr
-    )
+    submission = wait(portal, str(answer["id"]), interval=args.poll_interval, timeout=args.timeout, stream=sys.stderr)
     return finish(submission)
 
 
 def command_status(args: argparse.Namespace) -> int:
     portal = Portal(args.url, args.token, timeout=args.http_timeout)
     if args.wait:
-        return finish(
-            wait(portal, args.id, interval=args.poll_interval, timeout=args.timeout, stream=sys.stderr)
-        )
+        return finish(wait(portal, args.id, interval=args.poll_interval, timeout=args.timeout, stream=sys.stderr))
     path = f"/api/v1/submissions/{urllib.parse.quote(args.id, safe='')}/"
     submission = portal.get_json(path)
     print(render(submission))
@@ -660,9 +650,7 @@ def parse_gpu(spec: str) -> dict[str, Any]:
         if gpu["count"] < 1:
             raise ValueError
     except ValueError:
-        raise ClientError(
-            EXIT_LOCAL, f"--gpu {spec!r}: expected MODEL:MEMORY_GB:COUNT, e.g. A10:24:1"
-        ) from None
+        raise ClientError(EXIT_LOCAL, f"--gpu {spec!r}: expected MODEL:MEMORY_GB:COUNT, e.g. A10:24:1") from None
     return gpu
 
 
@@ -670,14 +658,10 @@ def parse_disclosure(item: str) -> tuple[str, Any]:
     key, sep, text = item.partition("=")
     key = key.strip()
     if not sep or not key:
-        raise ClientError(
-            EXIT_LOCAL, f"--disclose {item!r}: expected KEY=VALUE, e.g. test_set_feedback=false"
-        )
+        raise ClientError(EXIT_LOCAL, f"--disclose {item!r}: expected KEY=VALUE, e.g. test_set_feedback=false")
     if key == "other_models":
         return key, [model.strip() for model in text.split(",") if model.strip()]
-    flag = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}.get(
-        text.strip().lower()
-    )
+    flag = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}.get(text.strip().lower())
     if flag is None and key in DISCLOSURE_FLAGS:
         raise ClientError(EXIT_LOCAL, f"--disclose {item!r}: {key} must be true or false")
     return key, text if flag is None else flag
@@ -733,9 +717,7 @@ def command_make_bundle(args: argparse.Namespace) -> int:
         + (f"; skipped {len(contents.skipped)} item(s)" if contents.skipped else "")
     )
     if not contents.runs:
-        print(
-            "note: no run directories: a report-only bundle is accepted but never comparable", file=sys.stderr
-        )
+        print("note: no run directories: a report-only bundle is accepted but never comparable", file=sys.stderr)
     return EXIT_OK
 
 
@@ -770,16 +752,12 @@ def parser() -> argparse.ArgumentParser:
             metavar="SECONDS",
             help="stop waiting after this long (exit 11); 0 waits until the status is final",
         )
-        sub.add_argument(
-            "--http-timeout", type=float, default=120.0, metavar="SECONDS", help=argparse.SUPPRESS
-        )
+        sub.add_argument("--http-timeout", type=float, default=120.0, metavar="SECONDS", help=argparse.SUPPRESS)
 
     up = commands.add_parser("upload", help="upload a bundle and follow it to a final status")
     up.add_argument("bundle", help="the .tar.gz, .tgz or .zip bundle")
     connection_options(up)
-    up.add_argument(
-        "--no-wait", action="store_true", help="print the submission as JSON and exit after the upload"
-    )
+    up.add_argument("--no-wait", action="store_true", help="print the submission as JSON and exit after the upload")
     up.set_defaults(run=command_upload)
 
     status = commands.add_parser("status", help="show a submission (and optionally wait for it)")
@@ -799,15 +777,9 @@ def parser() -> argparse.ArgumentParser:
     source = make.add_mutually_exclusive_group()
     source.add_argument("--open-source", dest="open_source", action="store_true", default=None)
     source.add_argument("--closed-source", dest="open_source", action="store_false")
-    make.add_argument(
-        "--llm", action="append", default=[], metavar="MODEL", help="repeat for each model used"
-    )
-    make.add_argument(
-        "--split", choices=SPLITS, default="split75", help="the claimed split (default split75)"
-    )
-    make.add_argument(
-        "--seeds", type=_positive_int, help="claimed seeds (default: most runs of one competition)"
-    )
+    make.add_argument("--llm", action="append", default=[], metavar="MODEL", help="repeat for each model used")
+    make.add_argument("--split", choices=SPLITS, default="split75", help="the claimed split (default split75)")
+    make.add_argument("--seeds", type=_positive_int, help="claimed seeds (default: most runs of one competition)")
     make.add_argument("--runtime-hours", type=float)
     make.add_argument("--benchmark-version", help="e.g. v1")
     make.add_argument("--benchmark-commit", help="commit of the MLE-bench grading code you used")

@@ -18,7 +18,8 @@ class ThresholdsSerializer(serializers.Serializer):
     median = serializers.FloatField(source="median_threshold")
     is_lower_better = serializers.BooleanField()
     leaderboard_teams = serializers.SerializerMethodField()
-    source = serializers.CharField(source="leaderboard_source")
+    # DRF's serializer metaclass pops declared fields off the class, so this never shadows Field.source.
+    source = serializers.CharField(source="leaderboard_source")  # type: ignore[assignment]
     from_official_report = serializers.BooleanField(source="thresholds_from_official_report")
 
     def get_leaderboard_teams(self, competition: Competition) -> int:
@@ -38,7 +39,7 @@ class CompetitionSerializer(serializers.Serializer):
     thresholds = serializers.SerializerMethodField()
     leaderboard_source = serializers.SerializerMethodField(
         help_text="The leaderboard in force: kaggle (shipped), pack (the pack's own leaderboard.csv), simulated "
-                  "(for the synthetic answers) or none (medals unknown)"
+        "(for the synthetic answers) or none (medals unknown)"
     )
     leaderboard = serializers.CharField(source="leaderboard_label", help_text="The same, in words")
     medals_known = serializers.BooleanField(source="has_thresholds")
@@ -50,7 +51,9 @@ class CompetitionSerializer(serializers.Serializer):
     deviations = serializers.CharField()
 
     def get_direction(self, competition: Competition) -> str:
-        lower = competition.is_lower_better if competition.is_lower_better is not None else not competition.higher_is_better
+        lower = (
+            competition.is_lower_better if competition.is_lower_better is not None else not competition.higher_is_better
+        )
         return "lower_is_better" if lower else "higher_is_better"
 
     def get_thresholds(self, competition: Competition) -> dict | None:

@@ -49,7 +49,9 @@ class Competition(models.Model):
     submission_columns = models.JSONField(default=list)
     id_column = models.CharField(max_length=100, blank=True)
     answers_format = models.TextField(blank=True)
-    answers_file = models.CharField(max_length=200, blank=True, help_text="In an MLE-bench data dir, e.g. prepared/private/test.csv")
+    answers_file = models.CharField(
+        max_length=200, blank=True, help_text="In an MLE-bench data dir, e.g. prepared/private/test.csv"
+    )
     sample_submission_file = models.CharField(max_length=200, blank=True)
     validation_rules = models.JSONField(default=list)
     known_issues = models.JSONField(default=list)
@@ -63,9 +65,10 @@ class Competition(models.Model):
         default=list, blank=True, help_text="The shipped Kaggle leaderboard's scores in file order, best first"
     )
     official_thresholds = models.JSONField(
-        null=True, blank=True,
+        null=True,
+        blank=True,
         help_text="Shipped thresholds of the official grader's reports ({gold, silver, bronze, median, "
-                  "is_lower_better}); they win over the thresholds computed from our Kaggle copy",
+        "is_lower_better}); they win over the thresholds computed from our Kaggle copy",
     )
 
     # The leaderboard in force, and the thresholds it gives.
@@ -116,12 +119,14 @@ class CompetitionPack(models.Model):
         default=list, blank=True, help_text="The pack's own leaderboard in file order, best first; empty: none"
     )
     leaderboard_answers_sha256 = models.CharField(
-        max_length=64, blank=True,
+        max_length=64,
+        blank=True,
         help_text="For a simulated leaderboard: the SHA-256 of the answers it was simulated for. It applies "
-                  "only while the pack's answers have this hash",
+        "only while the pack's answers have this hash",
     )
     max_submission_bytes = models.PositiveBigIntegerField(
-        null=True, blank=True,
+        null=True,
+        blank=True,
         help_text="The largest size an honest submission can reach: rows x the widest honest row, plus the header",
     )
     source = models.CharField(max_length=300, help_text="Where the pack was imported from")
@@ -145,16 +150,22 @@ class KnownIssue(models.Model):
     competition_slug = models.CharField(max_length=100)
     kind = models.CharField(max_length=10, choices=Kind.choices)
     description = models.TextField()
-    data = models.JSONField(default=dict, blank=True,
-                            help_text='For a loophole, how to detect it, e.g. {"detector": "empty_cells"}')
-    shipped_key = models.CharField(max_length=200, blank=True, help_text="The shipped entry it came from; empty: added here")
+    data = models.JSONField(
+        default=dict, blank=True, help_text='For a loophole, how to detect it, e.g. {"detector": "empty_cells"}'
+    )
+    shipped_key = models.CharField(
+        max_length=200, blank=True, help_text="The shipped entry it came from; empty: added here"
+    )
     edited = models.BooleanField(default=False, help_text="Changed by a maintainer: later loads leave it as it is")
 
     class Meta:
         ordering = ["benchmark", "competition_slug", "kind"]
         constraints = [
-            models.UniqueConstraint(fields=["benchmark", "shipped_key"], condition=~models.Q(shipped_key=""),
-                                    name="known_issue_unique_shipped"),
+            models.UniqueConstraint(
+                fields=["benchmark", "shipped_key"],
+                condition=~models.Q(shipped_key=""),
+                name="known_issue_unique_shipped",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
-
 from django.core.files import File
 from django.core.files.storage import storages
 from django.db import transaction
@@ -51,11 +50,13 @@ def _checked(pack: FoundPack) -> tuple[Competition, Path, Path | None, dict, obj
             f"{pack.folder}: no competition '{pack.competition_id}' in the current benchmark; "
             "check the id or run 'manage.py load_competitions' first."
         )
+    sample: Path | None
     if pack.layout == "mlebench":
         answers = resolve_mlebench_file(pack, competition.answers_file, what="answers")
         sample = pack.folder / competition.sample_submission_file
         sample = sample if competition.sample_submission_file and sample.is_file() else None
     else:
+        assert pack.answers is not None  # a portal pack.json must name its answers (packs._our_pack)
         answers, sample = pack.answers, pack.sample_submission
     grader = pack.grader or {"name": competition.grader_name, "params": competition.grader_params}
     if not grader["name"]:
@@ -111,8 +112,9 @@ def pack_import(*, path: Path) -> list[ImportedPack]:
 
 def _import_one(found: FoundPack) -> ImportedPack:
     competition, answers, sample, grader, loaded, sample_frame = _checked(found)
-    max_submission_bytes = _max_submission_bytes(competition=competition, grader=grader, answers=loaded,
-                                                 sample=sample_frame)
+    max_submission_bytes = _max_submission_bytes(
+        competition=competition, grader=grader, answers=loaded, sample=sample_frame
+    )
     leaderboard = None
     if found.leaderboard is not None:
         try:
@@ -122,7 +124,9 @@ def _import_one(found: FoundPack) -> ImportedPack:
     description = read_description(found.description)
 
     storage = storages["private"]
-    folder = f"packs/{competition.benchmark.name}-{competition.benchmark.version}/{competition.slug}/{uuid.uuid4().hex[:12]}"
+    folder = (
+        f"packs/{competition.benchmark.name}-{competition.benchmark.version}/{competition.slug}/{uuid.uuid4().hex[:12]}"
+    )
     written: list[str] = []
     try:
         answers_name = _store(storage, source=answers, name=f"{folder}/{answers.name}")

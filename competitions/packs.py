@@ -98,7 +98,7 @@ def _our_pack(folder: Path) -> FoundPack:
         raise PackError(f"{folder / 'pack.json'}: 'competition_id' (a string) is required.")
     grader = spec.get("grader")
     if grader is not None and not (isinstance(grader, dict) and isinstance(grader.get("name"), str)):
-        raise PackError(f"{folder / 'pack.json'}: 'grader' must be {{\"name\": ..., \"params\": {{...}}}}.")
+        raise PackError(f'{folder / "pack.json"}: \'grader\' must be {{"name": ..., "params": {{...}}}}.')
     made_for = spec.get("leaderboard_answers_sha256", "")
     if not (isinstance(made_for, str) and (made_for == "" or re.fullmatch(r"[0-9a-f]{64}", made_for))):
         raise PackError(f"{folder / 'pack.json'}: 'leaderboard_answers_sha256' must be 64 lowercase hex digits.")
@@ -147,4 +147,3 @@ def read_description(path: Path | None) -> str:
     if path.stat().st_size > MAX_DESCRIPTION_BYTES:
         raise PackError(f"{path} is larger than {MAX_DESCRIPTION_BYTES} bytes; a description should be text.")
     return path.read_text(errors="replace")
-

@@ -60,15 +60,23 @@ def leaderboard_in_force(
     source = Competition.LeaderboardSource
     own = list(pack.leaderboard_scores) if pack is not None else []
     note = ""
-    if own and pack.leaderboard_answers_sha256 and pack.leaderboard_answers_sha256 != pack.answers_sha256:
+    if (
+        own
+        and pack is not None
+        and pack.leaderboard_answers_sha256
+        and pack.leaderboard_answers_sha256 != pack.answers_sha256
+    ):
         own, note = [], "the pack's leaderboard was made for other answers (their SHA-256 differs), so it is not used"
     if pack is not None and pack.synthetic:
         if own:
             return LeaderboardInForce(source.SIMULATED, own, None)
         return LeaderboardInForce(
-            source.NONE, [], None,
-            note or "synthetic answers without the leaderboard simulated for them; Kaggle's thresholds would "
-                    "judge made-up answers",
+            source.NONE,
+            [],
+            None,
+            note
+            or "synthetic answers without the leaderboard simulated for them; Kaggle's thresholds would "
+            "judge made-up answers",
         )
     if kaggle_scores or official is not None:
         if own:
@@ -79,7 +87,9 @@ def leaderboard_in_force(
     return LeaderboardInForce(source.NONE, [], None, note)
 
 
-def competition_leaderboard_in_force(competition: Competition, *, pack: CompetitionPack | None = None) -> LeaderboardInForce:
+def competition_leaderboard_in_force(
+    competition: Competition, *, pack: CompetitionPack | None = None
+) -> LeaderboardInForce:
     """The leaderboard in force for the competition with its pack (or with ``pack``, about to be its pack)."""
     official = competition.official_thresholds
     return leaderboard_in_force(
@@ -92,13 +102,12 @@ def competition_leaderboard_in_force(competition: Competition, *, pack: Competit
 def competition_thresholds(competition: Competition) -> Thresholds | None:
     if not competition.has_thresholds:
         return None
-    return Thresholds(
-        gold=competition.gold_threshold,
-        silver=competition.silver_threshold,
-        bronze=competition.bronze_threshold,
-        median=competition.median_threshold,
-        is_lower_better=competition.is_lower_better,
-    )
+    gold, silver = competition.gold_threshold, competition.silver_threshold
+    bronze, median = competition.bronze_threshold, competition.median_threshold
+    lower = competition.is_lower_better
+    # services._threshold_fields writes the five fields together from one Thresholds: all set or all None.
+    assert gold is not None and silver is not None and bronze is not None and median is not None and lower is not None
+    return Thresholds(gold=gold, silver=silver, bronze=bronze, median=median, is_lower_better=lower)
 
 
 def pack_local_file(name: str) -> Path:

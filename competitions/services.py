@@ -78,12 +78,18 @@ def competitions_load(*, shipped: ShippedBenchmark | None = None) -> tuple[Bench
 
 def known_issues_load(*, benchmark: Benchmark, issues: list[dict]) -> int:
     """Add or refresh the shipped known issues; a maintainer's edit or deletion wins. Returns how many changed."""
-    existing = {issue.shipped_key: issue for issue in KnownIssue.objects.filter(benchmark=benchmark).exclude(shipped_key="")}
+    existing = {
+        issue.shipped_key: issue for issue in KnownIssue.objects.filter(benchmark=benchmark).exclude(shipped_key="")
+    }
     removed = set(KnownIssueRemoval.objects.filter(benchmark=benchmark).values_list("shipped_key", flat=True))
     changed = 0
     for item in issues:
-        fields = {"competition_slug": item["competition"], "kind": item["kind"], "description": item["description"],
-                  "data": item.get("data") or {}}
+        fields = {
+            "competition_slug": item["competition"],
+            "kind": item["kind"],
+            "description": item["description"],
+            "data": item.get("data") or {},
+        }
         current = existing.get(item["key"])
         if item["key"] in removed or (current is not None and current.edited):
             continue

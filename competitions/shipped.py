@@ -110,8 +110,13 @@ def _known_issues(path: Path) -> list[dict]:
     if not path.exists():
         return []
     return [
-        {"key": item["key"], "competition": item["competition"], "kind": item["kind"],
-         "description": item["description"], "data": item.get("data") or {}}
+        {
+            "key": item["key"],
+            "competition": item["competition"],
+            "kind": item["kind"],
+            "description": item["description"],
+            "data": item.get("data") or {},
+        }
         for item in json.loads(path.read_text())["issues"]
     ]
 

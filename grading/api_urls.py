@@ -6,12 +6,22 @@ urlpatterns = [
     path("submissions/", apis.SubmissionListCreateApi.as_view(), name="api_submissions"),
     path("submissions/regrade-all/", apis.SubmissionRegradeAllApi.as_view(), name="api_submissions_regrade_all"),
     path("submissions/<int:submission_id>/", apis.SubmissionDetailApi.as_view(), name="api_submission"),
-    path("submissions/<int:submission_id>/results/", apis.SubmissionResultsApi.as_view(), name="api_submission_results"),
-    path("submissions/<int:submission_id>/grading-report/", apis.SubmissionGradingReportApi.as_view(),
-         name="api_submission_grading_report"),
-    path("submissions/<int:submission_id>/regrade/", apis.SubmissionRegradeApi.as_view(), name="api_submission_regrade"),
+    path(
+        "submissions/<int:submission_id>/results/", apis.SubmissionResultsApi.as_view(), name="api_submission_results"
+    ),
+    path(
+        "submissions/<int:submission_id>/grading-report/",
+        apis.SubmissionGradingReportApi.as_view(),
+        name="api_submission_grading_report",
+    ),
+    path(
+        "submissions/<int:submission_id>/regrade/", apis.SubmissionRegradeApi.as_view(), name="api_submission_regrade"
+    ),
     path("review/flags/", apis.ReviewFlagListApi.as_view(), name="api_review_flags"),
     path("review/flags/<int:flag_id>/decision/", apis.ReviewFlagDecisionApi.as_view(), name="api_review_flag_decision"),
-    path("review/submissions/<int:submission_id>/decision/", apis.ReviewSubmissionDecisionApi.as_view(),
-         name="api_review_submission_decision"),
+    path(
+        "review/submissions/<int:submission_id>/decision/",
+        apis.ReviewSubmissionDecisionApi.as_view(),
+        name="api_review_submission_decision",
+    ),
 ]

@@ -21,13 +21,16 @@ from grading.services.regrade import submission_regrade, submissions_regrade_all
 from grading.services.review import ReviewRefused, entry_decide, flag_decide
 from grading.services.submissions import SubmissionRefused
 from portal.accounts.models import Team
-from portal.accounts.selectors import is_maintainer, teams_for_user
+from portal.accounts.selectors import is_maintainer, signed_in_user, teams_for_user
 from portal.api.exception_handler import ApiError
 
 
 def _too_large() -> ApiError:
-    return ApiError(status_code=413, code="too_large",
-                    message=f"The bundle is larger than the limit of {settings.BUNDLE_MAX_BYTES} bytes.")
+    return ApiError(
+        status_code=413,
+        code="too_large",
+        message=f"The bundle is larger than the limit of {settings.BUNDLE_MAX_BYTES} bytes.",
+    )
 
 
 class FlagSerializer(serializers.Serializer):
@@ -75,13 +78,15 @@ class SubmissionSerializer(serializers.Serializer):
         return {"done": obj.progress_done, "total": obj.progress_total}
 
     def get_flags(self, obj: Submission) -> list:
-        return FlagSerializer(obj.flags.all(), many=True).data
+        # drf-stubs type Serializer(many=True) as the serializer itself; it builds a ListSerializer (data: a list).
+        return FlagSerializer(obj.flags.all(), many=True).data  # type: ignore[return-value]
 
     def get_aggregates(self, obj: Submission) -> dict:
         return selectors.submission_aggregates(obj)
 
     def get_review_trail(self, obj: Submission) -> list:
-        return ReviewEventSerializer(selectors.review_events(obj), many=True).data
+        # As in get_flags: a ListSerializer, whose data is a ReturnList.
+        return ReviewEventSerializer(selectors.review_events(obj), many=True).data  # type: ignore[return-value]
 
     def get_seed_rule(self, obj: Submission) -> str:
         return RULE_TEXT
@@ -96,7 +101,7 @@ def _team_for_upload(request: Request) -> Team:
     token = request.auth if hasattr(request.auth, "team") else None
     if token is not None:
         return token.team
-    teams = teams_for_user(user=request.user)
+    teams = teams_for_user(user=signed_in_user(request.user))  # an upload needs IsAuthenticated
     wanted = request.query_params.get("team")
     if wanted:
         team = teams.filter(pk=wanted).first() if wanted.isdigit() else None
@@ -104,13 +109,18 @@ def _team_for_upload(request: Request) -> Team:
             raise ApiError(status_code=400, code="invalid", message=f"team={wanted!r} is not one of your teams' ids.")
         return team
     if teams.count() != 1:
-        raise ApiError(status_code=400, code="team_required",
-                       message="Say which team submits: use a token of that team, or ?team=<id>.")
+        raise ApiError(
+            status_code=400,
+            code="team_required",
+            message="Say which team submits: use a token of that team, or ?team=<id>.",
+        )
     return teams.get()
 
 
 def _replaces_id(request: Request) -> int | None:
-    value = str(request.data.get("replaces") or request.query_params.get("replaces") or "").strip()
+    # A multipart body parses to a QueryDict, a dict; only a JSON body could be a list.
+    body = request.data if isinstance(request.data, dict) else {}
+    value = str(body.get("replaces") or request.query_params.get("replaces") or "").strip()
     if not value:
         return None
     if not value.isdigit():
@@ -125,22 +135,37 @@ class SubmissionListCreateApi(APIView):
     @extend_schema(responses=SubmissionSerializer(many=True))
     def get(self, request: Request) -> Response:
         token = request.auth if hasattr(request.auth, "team") else None
-        queryset = selectors.submissions_of_teams(user=request.user)
+        queryset = selectors.submissions_of_teams(user=signed_in_user(request.user))  # IsAuthenticated
         if token is not None:
             queryset = queryset.filter(team=token.team)
-        return Response(SubmissionSerializer(queryset.prefetch_related("flags", "aggregates")[:200], many=True,
-                                             context={"request": request}).data)
+        return Response(
+            SubmissionSerializer(
+                queryset.prefetch_related("flags", "aggregates")[:200], many=True, context={"request": request}
+            ).data
+        )
 
     @extend_schema(
-        request={"multipart/form-data": inline_serializer("BundleUpload", {
-            "bundle": serializers.FileField(),
-            "replaces": serializers.IntegerField(required=False, help_text=(
-                "The id of the team's submission in changes_requested that this upload replaces"))})},
-        responses={202: inline_serializer("SubmissionAccepted", {"id": serializers.IntegerField(),
-                                                                 "status": serializers.CharField(),
-                                                                 "url": serializers.CharField()}),
-                   400: OpenApiResponse(description="bad bundle"), 413: OpenApiResponse(description="too large"),
-                   429: OpenApiResponse(description="over the daily quota")},
+        request={
+            "multipart/form-data": inline_serializer(
+                "BundleUpload",
+                {
+                    "bundle": serializers.FileField(),
+                    "replaces": serializers.IntegerField(
+                        required=False,
+                        help_text=("The id of the team's submission in changes_requested that this upload replaces"),
+                    ),
+                },
+            )
+        },
+        responses={
+            202: inline_serializer(
+                "SubmissionAccepted",
+                {"id": serializers.IntegerField(), "status": serializers.CharField(), "url": serializers.CharField()},
+            ),
+            400: OpenApiResponse(description="bad bundle"),
+            413: OpenApiResponse(description="too large"),
+            429: OpenApiResponse(description="over the daily quota"),
+        },
     )
     def post(self, request: Request) -> Response:
         length = request.META.get("CONTENT_LENGTH")
@@ -151,11 +176,15 @@ class SubmissionListCreateApi(APIView):
         if getattr(request._request, "bundle_too_large", False):
             raise _too_large()
         if upload is None:
-            raise ApiError(status_code=400, code="bundle_required",
-                           message="Send the bundle as the multipart/form-data field 'bundle'.")
+            raise ApiError(
+                status_code=400,
+                code="bundle_required",
+                message="Send the bundle as the multipart/form-data field 'bundle'.",
+            )
         try:
-            submission = submission_create(team=team, user=request.user, upload=upload,
-                                           replaces_id=_replaces_id(request))
+            submission = submission_create(
+                team=team, user=request.user, upload=upload, replaces_id=_replaces_id(request)
+            )
         except BundleError as exc:
             raise ApiError(status_code=400, code=exc.code, message=exc.message, details=exc.details) from None
         except SubmissionRefused as exc:
@@ -176,16 +205,35 @@ class SubmissionDetailApi(APIView):
 class SubmissionResultsApi(APIView):
     permission_classes = [AllowAny]
 
-    @extend_schema(responses=inline_serializer("RunResult", {
-        "competition_id": serializers.CharField(), "seed": serializers.IntegerField(),
-        "run_group": serializers.CharField(), "run_id": serializers.CharField(),
-        "claimed": serializers.JSONField(), "regraded": serializers.JSONField(),
-        "status": serializers.CharField(), "grader_version": serializers.CharField()}, many=True))
+    @extend_schema(
+        responses=inline_serializer(
+            "RunResult",
+            {
+                "competition_id": serializers.CharField(),
+                "seed": serializers.IntegerField(),
+                "run_group": serializers.CharField(),
+                "run_id": serializers.CharField(),
+                "claimed": serializers.JSONField(),
+                "regraded": serializers.JSONField(),
+                "status": serializers.CharField(),
+                "grader_version": serializers.CharField(),
+            },
+            many=True,
+        )
+    )
     def get(self, request: Request, submission_id: int) -> Response:
         submission = selectors.submission_get(user=request.user, submission_id=submission_id)
         rows = [
-            {"competition_id": run.competition.slug, "seed": run.seed, "run_group": run.run_group, "run_id": run.run_id,
-             "claimed": run.claimed, "regraded": run.regraded, "status": run.status, "grader_version": run.grader_version}
+            {
+                "competition_id": run.competition.slug,
+                "seed": run.seed,
+                "run_group": run.run_group,
+                "run_id": run.run_id,
+                "claimed": run.claimed,
+                "regraded": run.regraded,
+                "status": run.status,
+                "grader_version": run.grader_version,
+            }
             for run in selectors.submission_runs(submission)
         ]
         return Response({"submission_id": submission.pk, "results": rows})
@@ -219,9 +267,12 @@ class SubmissionRegradeApi(APIView):
     def post(self, request: Request, submission_id: int) -> Response:
         submission = selectors.submission_get(user=request.user, submission_id=submission_id)
         if not submission_regrade(submission_id=submission.pk):
-            raise ApiError(status_code=409, code="not_regradable",
-                           message=f"Submission {submission.pk} is {submission.status}; only in_review, published or "
-                                   "failed submissions can be re-graded.")
+            raise ApiError(
+                status_code=409,
+                code="not_regradable",
+                message=f"Submission {submission.pk} is {submission.status}; only in_review, published or "
+                "failed submissions can be re-graded.",
+            )
         return Response({"id": submission.pk, "status": "grading"}, status=status.HTTP_202_ACCEPTED)
 
 
@@ -282,10 +333,12 @@ class ReviewFlagListApi(APIView):
         return Response(ReviewFlagSerializer(flags, many=True).data)
 
 
-DECISION_ERRORS = {400: OpenApiResponse(description="no reason, or an unknown decision"),
-                   403: OpenApiResponse(description="not a maintainer"),
-                   404: OpenApiResponse(description="no such flag or submission"),
-                   409: OpenApiResponse(description="the submission is neither in review nor published")}
+DECISION_ERRORS = {
+    400: OpenApiResponse(description="no reason, or an unknown decision"),
+    403: OpenApiResponse(description="not a maintainer"),
+    404: OpenApiResponse(description="no such flag or submission"),
+    409: OpenApiResponse(description="the submission is neither in review nor published"),
+}
 
 
 class ReviewFlagDecisionApi(APIView):

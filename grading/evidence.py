@@ -34,12 +34,22 @@ def _hit(hit: dict) -> dict:
     if isinstance(lines, list) and lines and all(isinstance(n, int) for n in lines) and not isinstance(first, int):
         first = lines[0]
     excerpt = hit.get("excerpt", hit.get("text", hit.get("context", "")))
-    rest = {k: v for k, v in hit.items() if k not in {"file", "path", "line", "line_start", "start_line", "lines",
-                                                       "excerpt", "text", "context"}}
-    line_numbers = lines if isinstance(lines, list) and all(isinstance(n, int) for n in lines) else (
-        [first] if isinstance(first, int) else [])
-    return {"file": hit.get("file") or hit.get("path") or "", "line_numbers": line_numbers,
-            "lines": _lines(excerpt, first), "facts": [(k, _text(v)) for k, v in rest.items()]}
+    rest = {
+        k: v
+        for k, v in hit.items()
+        if k not in {"file", "path", "line", "line_start", "start_line", "lines", "excerpt", "text", "context"}
+    }
+    line_numbers = (
+        lines
+        if isinstance(lines, list) and all(isinstance(n, int) for n in lines)
+        else ([first] if isinstance(first, int) else [])
+    )
+    return {
+        "file": hit.get("file") or hit.get("path") or "",
+        "line_numbers": line_numbers,
+        "lines": _lines(excerpt, first),
+        "facts": [(k, _text(v)) for k, v in rest.items()],
+    }
 
 
 def _text(value) -> str:
@@ -69,18 +79,29 @@ def evidence_blocks(evidence) -> list[dict]:
             continue
         if key in HIT_KEYS and isinstance(value, list) and all(isinstance(h, dict) for h in value):
             blocks.append({"kind": "hits", "title": key, "hits": [_hit(h) for h in value]})
-        elif (isinstance(value, dict) and value
-              and all(isinstance(v, dict) and {"claimed", "regraded"} & v.keys() for v in value.values())):
+        elif (
+            isinstance(value, dict)
+            and value
+            and all(isinstance(v, dict) and {"claimed", "regraded"} & v.keys() for v in value.values())
+        ):
             columns = ["", "claimed", "re-graded"]
             extra = sorted({k for v in value.values() for k in v} - {"claimed", "regraded"})
-            rows = [[name, _text(v.get("claimed")), _text(v.get("regraded")), *(_text(v.get(k, "")) for k in extra)]
-                    for name, v in value.items()]
+            rows = [
+                [name, _text(v.get("claimed")), _text(v.get("regraded")), *(_text(v.get(k, "")) for k in extra)]
+                for name, v in value.items()
+            ]
             blocks.append({"kind": "table", "title": key, "columns": columns + extra, "rows": rows})
         elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
             blocks.append({"kind": "table", "title": key, **_table(value)})
         elif isinstance(value, dict) and value and all(_is_scalar(v) for v in value.values()):
-            blocks.append({"kind": "table", "title": key, "columns": ["", key],
-                           "rows": [[str(k), _text(v)] for k, v in value.items()]})
+            blocks.append(
+                {
+                    "kind": "table",
+                    "title": key,
+                    "columns": ["", key],
+                    "rows": [[str(k), _text(v)] for k, v in value.items()],
+                }
+            )
         elif isinstance(value, list) and all(_is_scalar(v) for v in value):
             blocks.append({"kind": "list", "title": key, "items": [_text(v) for v in value]})
         elif _is_scalar(value):

@@ -5,8 +5,11 @@ from grading.models import Decision
 
 class DecisionForm(forms.Form):
     decision = forms.ChoiceField(choices=Decision.choices)
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=4000,
-                             help_text="Shown publicly in the entry's audit trail.")
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}),
+        max_length=4000,
+        help_text="Shown publicly in the entry's audit trail.",
+    )
 
 
 class TeamAnswerForm(forms.Form):
@@ -15,7 +18,8 @@ class TeamAnswerForm(forms.Form):
 
 class QueueFilterForm(forms.Form):
     code = forms.CharField(required=False)
-    severity = forms.ChoiceField(required=False, choices=[("", "any"), ("blocking", "blocking"),
-                                                          ("warning", "warning")])
+    severity = forms.ChoiceField(
+        required=False, choices=[("", "any"), ("blocking", "blocking"), ("warning", "warning")]
+    )
     team = forms.CharField(required=False)
     older_than_days = forms.IntegerField(required=False, min_value=0, max_value=3650, label="Older than (days)")

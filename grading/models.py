@@ -42,7 +42,8 @@ class Submission(models.Model):
         max_length=200, blank=True, help_text="What an imported entry is in the board it came from (its experiment id)"
     )
     report_claims = models.JSONField(
-        default=dict, blank=True,
+        default=dict,
+        blank=True,
         help_text="Read from the team's own reports at intake: entries per competition and the problems found",
     )
     progress_done = models.PositiveIntegerField(default=0)
@@ -57,7 +58,11 @@ class Submission(models.Model):
     review_decision = models.CharField(max_length=20, blank=True)
     review_reason = models.TextField(blank=True)
     replaces = models.ForeignKey(
-        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="replaced_by",
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="replaced_by",
         help_text="The earlier submission a maintainer asked the team to upload again",
     )
 
@@ -65,8 +70,11 @@ class Submission(models.Model):
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["team", "created_at"]), models.Index(fields=["status", "status_changed_at"])]
         constraints = [
-            models.UniqueConstraint(fields=["benchmark", "origin", "external_id"], condition=~models.Q(external_id=""),
-                                    name="submission_unique_external_id"),
+            models.UniqueConstraint(
+                fields=["benchmark", "origin", "external_id"],
+                condition=~models.Q(external_id=""),
+                name="submission_unique_external_id",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -173,8 +181,9 @@ class Flag(models.Model):
     # same fingerprint keeps the decision; a changed one reopens it.
     fingerprint = models.CharField(max_length=64, blank=True)
     decision = models.CharField(max_length=20, choices=Decision.choices, blank=True)
-    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                   related_name="+")
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -193,8 +202,9 @@ class ReviewEvent(models.Model):
 
     submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="review_events")
     flag = models.ForeignKey(Flag, on_delete=models.SET_NULL, null=True, blank=True, related_name="events")
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                              related_name="+")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     kind = models.CharField(max_length=12, choices=Kind.choices)
     decision = models.CharField(max_length=20, choices=Decision.choices, blank=True)
     reason = models.TextField(blank=True)

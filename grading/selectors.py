@@ -5,19 +5,19 @@ from datetime import timedelta
 from itertools import groupby
 from operator import attrgetter
 
-from django.contrib.auth.models import AbstractUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
 
 from grading.engine.report import CompetitionReport, build_run_group_report
-from grading.engine.safe_json import restored_report
 from grading.engine.report_parser import parse_competition_report
+from grading.engine.safe_json import restored_report
 from grading.models import Decision, Flag, ReviewEvent, Run, Submission, TierAggregate
 from portal.accounts.selectors import is_maintainer
 
 
-def submissions_visible_to(user: AbstractUser | AnonymousUser) -> QuerySet[Submission]:
+def submissions_visible_to(user: User | AnonymousUser) -> QuerySet[Submission]:
     """A team sees its own submissions; everyone sees published ones; maintainers see all."""
     queryset = Submission.objects.select_related("team")
     if is_maintainer(user):
@@ -28,11 +28,11 @@ def submissions_visible_to(user: AbstractUser | AnonymousUser) -> QuerySet[Submi
     return queryset.filter(published)
 
 
-def submissions_of_teams(*, user: AbstractUser) -> QuerySet[Submission]:
+def submissions_of_teams(*, user: User) -> QuerySet[Submission]:
     return Submission.objects.filter(team__memberships__user=user).select_related("team").distinct()
 
 
-def submission_get(*, user: AbstractUser | AnonymousUser, submission_id: int) -> Submission:
+def submission_get(*, user: User | AnonymousUser, submission_id: int) -> Submission:
     submission = submissions_visible_to(user).filter(pk=submission_id).first()
     if submission is None:
         raise Http404(f"No submission {submission_id} that you can see.")
@@ -65,8 +65,12 @@ class ReportRow:
         report = self.report
         if not report.medals_known:
             return "unknown"
-        for name, won in (("gold", report.gold_medal), ("silver", report.silver_medal),
-                          ("bronze", report.bronze_medal), ("above median", report.above_median)):
+        for name, won in (
+            ("gold", report.gold_medal),
+            ("silver", report.silver_medal),
+            ("bronze", report.bronze_medal),
+            ("above median", report.above_median),
+        ):
             if won:
                 return name
         return "none"
@@ -120,8 +124,9 @@ REVIEW_SEVERITIES = (Flag.Severity.BLOCKING, Flag.Severity.WARNING)
 REVIEWABLE = (Submission.Status.IN_REVIEW, Submission.Status.PUBLISHED)
 
 
-def open_flags(*, code: str = "", severity: str = "", team: str = "", older_than_days: int | None = None
-               ) -> QuerySet[Flag]:
+def open_flags(
+    *, code: str = "", severity: str = "", team: str = "", older_than_days: int | None = None
+) -> QuerySet[Flag]:
     """Flags waiting for a maintainer's decision, oldest submission first. `team` is a team's id or name."""
     queryset = Flag.objects.filter(
         decision="", severity__in=REVIEW_SEVERITIES, submission__status__in=REVIEWABLE
@@ -148,8 +153,10 @@ class QueueEntry:
 
 def review_queue(**filters) -> list[QueueEntry]:
     """open_flags(**filters) grouped by submission, oldest first."""
-    return [QueueEntry(submission=submission, flags=list(flags))
-            for submission, flags in groupby(open_flags(**filters), key=attrgetter("submission"))]
+    return [
+        QueueEntry(submission=submission, flags=list(flags))
+        for submission, flags in groupby(open_flags(**filters), key=attrgetter("submission"))
+    ]
 
 
 def review_codes() -> list[str]:

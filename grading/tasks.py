@@ -29,7 +29,9 @@ def _submission_step(step, submission_id: int, doing: str) -> None:
         raise
     except Exception as exc:
         logger.exception("%s submission %s failed", doing, submission_id)
-        pipeline.submission_fail(submission_id=submission_id, reason=f"The server failed while {doing}: {type(exc).__name__}.")
+        pipeline.submission_fail(
+            submission_id=submission_id, reason=f"The server failed while {doing}: {type(exc).__name__}."
+        )
 
 
 @shared_task(bind=True, autoretry_for=TRANSIENT, max_retries=3, retry_backoff=True)
@@ -38,8 +40,12 @@ def validate_submission(self, submission_id: int) -> None:
 
 
 @shared_task(
-    bind=True, autoretry_for=TRANSIENT, max_retries=3, retry_backoff=True,
-    soft_time_limit=settings.GRADING_SOFT_TIME_LIMIT, time_limit=settings.GRADING_HARD_TIME_LIMIT,
+    bind=True,
+    autoretry_for=TRANSIENT,
+    max_retries=3,
+    retry_backoff=True,
+    soft_time_limit=settings.GRADING_SOFT_TIME_LIMIT,
+    time_limit=settings.GRADING_HARD_TIME_LIMIT,
 )
 def grade_run(self, run_id: int) -> None:
     # Redis gives a message back when the process that held it died unacknowledged.
@@ -47,7 +53,9 @@ def grade_run(self, run_id: int) -> None:
     try:
         pipeline.run_grade(run_id=run_id, redelivered=redelivered)
     except SoftTimeLimitExceeded:
-        pipeline.run_give_up(run_id=run_id, reason=f"grading took longer than {settings.GRADING_SOFT_TIME_LIMIT} s and was stopped")
+        pipeline.run_give_up(
+            run_id=run_id, reason=f"grading took longer than {settings.GRADING_SOFT_TIME_LIMIT} s and was stopped"
+        )
     except TRANSIENT:
         if self.request.retries < self.max_retries:
             _release_for_retry(run_id)
@@ -56,9 +64,11 @@ def grade_run(self, run_id: int) -> None:
         logger.exception("grading run %s failed", run_id)
         run = Run.objects.filter(pk=run_id).first()
         if run is not None:
-            pipeline.submission_fail(submission_id=run.submission_id,
-                                     reason=f"The server failed while grading {run.competition.slug} seed {run.seed}: "
-                                            f"{type(exc).__name__}: {exc}"[:500])
+            pipeline.submission_fail(
+                submission_id=run.submission_id,
+                reason=f"The server failed while grading {run.competition.slug} seed {run.seed}: "
+                f"{type(exc).__name__}: {exc}"[:500],
+            )
     finally:
         release_memory()
 
@@ -86,14 +96,20 @@ def watchdog() -> dict:
     runs_resent, released = scheduling.runs_resend_lost(now=now)
     resent = failed = 0
     lost = now - timedelta(minutes=10)
-    for submission_id in Submission.objects.filter(status=S.RECEIVED, status_changed_at__lt=lost).values_list("pk", flat=True):
+    for submission_id in Submission.objects.filter(status=S.RECEIVED, status_changed_at__lt=lost).values_list(
+        "pk", flat=True
+    ):
         validate_submission.delay(submission_id)
         resent += 1
-    for submission_id in Submission.objects.filter(status=S.VALIDATING, status_changed_at__lt=lost).values_list("pk", flat=True):
+    for submission_id in Submission.objects.filter(status=S.VALIDATING, status_changed_at__lt=lost).values_list(
+        "pk", flat=True
+    ):
         if pipeline.submission_transition(submission_id=submission_id, to=S.RECEIVED, expected=(S.VALIDATING,)):
             validate_submission.delay(submission_id)
             resent += 1
-    for submission_id in Submission.objects.filter(status=S.CHECKING, status_changed_at__lt=lost).values_list("pk", flat=True):
+    for submission_id in Submission.objects.filter(status=S.CHECKING, status_changed_at__lt=lost).values_list(
+        "pk", flat=True
+    ):
         finish_submission.delay(submission_id)
         resent += 1
     deadline = now - timedelta(minutes=settings.SUBMISSION_DEADLINE_MINUTES)
@@ -103,10 +119,17 @@ def watchdog() -> dict:
         pipeline.submission_fail(
             submission_id=submission.pk,
             reason=f"It stayed in '{submission.status}' for more than {settings.SUBMISSION_DEADLINE_MINUTES} minutes; "
-                   "the watchdog stopped it. It does not count against your quota: upload the bundle again.",
+            "the watchdog stopped it. It does not count against your quota: upload the bundle again.",
         )
         failed += 1
     heartbeats_prune(now=now)
     dispatched = len(scheduling.runs_dispatch())
-    return {"requeued": requeued, "given_up": given_up, "runs_resent": runs_resent, "released": released,
-            "resent": resent, "failed": failed, "dispatched": dispatched}
+    return {
+        "requeued": requeued,
+        "given_up": given_up,
+        "runs_resent": runs_resent,
+        "released": released,
+        "resent": resent,
+        "failed": failed,
+        "dispatched": dispatched,
+    }

@@ -5,8 +5,11 @@ from grading import views
 urlpatterns = [
     path("submit/", views.submit, name="submit"),
     path("submissions/<int:submission_id>/", views.submission_detail, name="submission_detail"),
-    path("submissions/<int:submission_id>/grading-report/", views.submission_grading_report_view,
-         name="submission_grading_report"),
+    path(
+        "submissions/<int:submission_id>/grading-report/",
+        views.submission_grading_report_view,
+        name="submission_grading_report",
+    ),
     path("submissions/<int:submission_id>/regrade/", views.submission_regrade_view, name="submission_regrade"),
     path("submissions/<int:submission_id>/answer/", views.submission_answer, name="submission_answer"),
     path("review/", views.review_queue, name="review"),

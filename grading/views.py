@@ -1,5 +1,6 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -10,18 +11,18 @@ from grading.bundles.seeds import RULE_TEXT
 from grading.evidence import evidence_blocks, evidence_json
 from grading.forms import DecisionForm, QueueFilterForm, TeamAnswerForm
 from grading.models import Flag, Submission
-from grading.services.review import DECIDABLE, DECISION_WORDS, ReviewRefused, entry_decide, flag_decide, team_answer
 from grading.services.regrade import submission_regrade, submissions_regrade_all
-from portal.accounts.selectors import is_maintainer, teams_for_user
+from grading.services.review import DECIDABLE, DECISION_WORDS, ReviewRefused, entry_decide, flag_decide, team_answer
+from portal.accounts.selectors import is_maintainer, signed_in_user, teams_for_user
 
 
 @login_required
 def submit(request: HttpRequest) -> HttpResponse:
+    user = signed_in_user(request.user)
     context = {
-        "teams": teams_for_user(user=request.user),
-        "submissions": selectors.submissions_of_teams(user=request.user)[:50],
-        "to_replace": selectors.submissions_of_teams(user=request.user).filter(
-            status=Submission.Status.CHANGES_REQUESTED),
+        "teams": teams_for_user(user=user),
+        "submissions": selectors.submissions_of_teams(user=user)[:50],
+        "to_replace": selectors.submissions_of_teams(user=user).filter(status=Submission.Status.CHANGES_REQUESTED),
     }
     return render(request, "grading/submit.html", context)
 
@@ -50,10 +51,12 @@ def submission_grading_report_view(request: HttpRequest, submission_id: int) -> 
     return render(request, "grading/grading_report.html", context)
 
 
-def _require_reviewer(request: HttpRequest) -> None:
+def _require_reviewer(request: HttpRequest) -> User:
+    """The maintainer making the request."""
     # Anonymous visitors get the same 403 as team members: the queue's existence says nothing about anyone.
     if not is_maintainer(request.user):
         raise PermissionDenied("The review queue is for maintainers.")
+    return signed_in_user(request.user)  # a maintainer is signed in
 
 
 def review_queue(request: HttpRequest) -> HttpResponse:
@@ -61,8 +64,12 @@ def review_queue(request: HttpRequest) -> HttpResponse:
     form = QueueFilterForm(request.GET or None)
     filters = {k: v for k, v in form.cleaned_data.items() if v not in ("", None)} if form.is_valid() else {}
     entries = selectors.review_queue(**filters) if form.is_valid() or not request.GET else []
-    context = {"entries": entries, "form": form, "codes": selectors.review_codes(),
-               "flag_count": sum(len(entry.flags) for entry in entries)}
+    context = {
+        "entries": entries,
+        "form": form,
+        "codes": selectors.review_codes(),
+        "flag_count": sum(len(entry.flags) for entry in entries),
+    }
     return render(request, "grading/review.html", context)
 
 
@@ -70,8 +77,12 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
     _require_reviewer(request)
     submission = selectors.submission_get(user=request.user, submission_id=submission_id)
     flags = [
-        {"flag": flag, "blocks": evidence_blocks(flag.evidence), "json": evidence_json(flag.evidence),
-         "form": DecisionForm(prefix=f"flag-{flag.pk}")}
+        {
+            "flag": flag,
+            "blocks": evidence_blocks(flag.evidence),
+            "json": evidence_json(flag.evidence),
+            "form": DecisionForm(prefix=f"flag-{flag.pk}"),
+        }
         for flag in submission.flags.select_related("decided_by")
     ]
     context = {
@@ -88,14 +99,14 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
 
 @require_POST
 def review_flag_decide(request: HttpRequest, flag_id: int) -> HttpResponse:
-    _require_reviewer(request)
+    reviewer = _require_reviewer(request)
     flag = get_object_or_404(Flag, pk=flag_id)
     form = DecisionForm(request.POST, prefix=f"flag-{flag.pk}")
     if not form.is_valid():
         messages.error(request, "Choose a decision and give a reason; the reason is shown publicly.")
     else:
         try:
-            flag_decide(flag_id=flag.pk, actor=request.user, **form.cleaned_data)
+            flag_decide(flag_id=flag.pk, actor=reviewer, **form.cleaned_data)
             messages.success(request, f"Flag {flag.code} {DECISION_WORDS[form.cleaned_data['decision']]}.")
         except ReviewRefused as exc:
             messages.error(request, exc.message)
@@ -104,13 +115,13 @@ def review_flag_decide(request: HttpRequest, flag_id: int) -> HttpResponse:
 
 @require_POST
 def review_entry_decide(request: HttpRequest, submission_id: int) -> HttpResponse:
-    _require_reviewer(request)
+    reviewer = _require_reviewer(request)
     form = DecisionForm(request.POST, prefix="entry")
     if not form.is_valid():
         messages.error(request, "Choose a decision and give a reason; the reason is shown publicly.")
     else:
         try:
-            entry_decide(submission_id=submission_id, actor=request.user, **form.cleaned_data)
+            entry_decide(submission_id=submission_id, actor=reviewer, **form.cleaned_data)
             messages.success(request, f"Submission {submission_id} {DECISION_WORDS[form.cleaned_data['decision']]}.")
         except ReviewRefused as exc:
             messages.error(request, exc.message)
@@ -120,13 +131,14 @@ def review_entry_decide(request: HttpRequest, submission_id: int) -> HttpRespons
 @login_required
 @require_POST
 def submission_answer(request: HttpRequest, submission_id: int) -> HttpResponse:
-    submission = selectors.submission_get(user=request.user, submission_id=submission_id)
+    user = signed_in_user(request.user)
+    submission = selectors.submission_get(user=user, submission_id=submission_id)
     form = TeamAnswerForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Write an answer before sending it.")
         return redirect("submission_detail", submission_id=submission.pk)
     try:
-        team_answer(submission_id=submission.pk, user=request.user, text=form.cleaned_data["text"])
+        team_answer(submission_id=submission.pk, user=user, text=form.cleaned_data["text"])
         messages.success(request, "Your answer is in the audit trail.")
     except ReviewRefused as exc:
         raise PermissionDenied(exc.message) if exc.status == 403 else Http404(exc.message) from None

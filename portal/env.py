@@ -7,6 +7,7 @@ so that secrets can come from mounted files instead of the process environment.
 import os
 import re
 from pathlib import Path
+from typing import Any, overload
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -24,6 +25,10 @@ def _raw(name: str) -> str | None:
     return os.environ.get(name)
 
 
+@overload
+def env_str(name: str, default: str) -> str: ...
+@overload
+def env_str(name: str, default: None = None) -> str | None: ...
 def env_str(name: str, default: str | None = None) -> str | None:
     value = _raw(name)
     if value is None or value == "":
@@ -95,7 +100,7 @@ def env_rate(name: str, default: str) -> str:
     return value.strip().lower()
 
 
-def database_from_url(name: str, url: str, *, conn_max_age: int = 60) -> dict:
+def database_from_url(name: str, url: str, *, conn_max_age: int = 60) -> dict[str, Any]:
     import dj_database_url
 
     if not url.startswith(("postgres://", "postgresql://", "sqlite://")):
@@ -109,7 +114,7 @@ def database_from_url(name: str, url: str, *, conn_max_age: int = 60) -> dict:
         raise ImproperlyConfigured(f"{name} is not a valid database URL: {exc}") from None
     if not config.get("NAME"):
         raise ImproperlyConfigured(f"{name}={_redact(url)!r} names no database; add /NAME at the end")
-    return config
+    return dict(config)  # a plain dict[str, Any], as DATABASES holds, rather than the library's TypedDict
 
 
 def redis_url(name: str) -> str | None:

@@ -8,6 +8,7 @@ goes to the log, which Django writes either way.
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
+from django.utils.safestring import SafeString
 from django.views.debug import ExceptionReporter
 
 from portal import views
@@ -21,11 +22,11 @@ class _DebugPageWithheld(ExceptionReporter):
         if request is not None:
             request.debug_page_withheld = True
 
-    def get_traceback_html(self) -> str:
-        return ""
+    def get_traceback_html(self) -> SafeString:
+        return SafeString("")
 
-    def get_traceback_text(self) -> str:
-        return ""
+    def get_traceback_text(self) -> SafeString:
+        return SafeString("")
 
 
 class PublicErrorPagesMiddleware:

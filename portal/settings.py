@@ -8,6 +8,7 @@ A wrong value stops the start with a message that names the variable.
 
 import secrets
 from pathlib import Path
+from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -153,7 +154,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Redis serves as Celery broker, result backend and cache when REDIS_URL is set.
 REDIS_URL = redis_url("REDIS_URL")
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    CACHES: dict[str, dict[str, Any]] = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    }
 else:
     CACHES = {
         "default": {
@@ -166,7 +169,7 @@ BROKER_DIR = DATA_DIR / "broker"
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
 else:
     for _folder in ("queue", "processed", "results", "control"):
         (BROKER_DIR / _folder).mkdir(parents=True, exist_ok=True)
@@ -364,7 +367,8 @@ WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 10, minimum=1)
 WORKER_LOST_SECONDS = env_int("WORKER_LOST_SECONDS", 30, minimum=2)
 if WORKER_LOST_SECONDS <= WORKER_HEARTBEAT_SECONDS:
     raise ImproperlyConfigured(
-        f"WORKER_LOST_SECONDS={WORKER_LOST_SECONDS} must be longer than WORKER_HEARTBEAT_SECONDS={WORKER_HEARTBEAT_SECONDS}"
+        f"WORKER_LOST_SECONDS={WORKER_LOST_SECONDS} must be longer than "
+        f"WORKER_HEARTBEAT_SECONDS={WORKER_HEARTBEAT_SECONDS}"
     )
 SUBMISSION_DEADLINE_MINUTES = env_int("SUBMISSION_DEADLINE_MINUTES", 360, minimum=1)
 # Fairness checks (grading/checks/): how much of the logs and code is read, shown and how strict the checks are.
@@ -385,7 +389,7 @@ FILE_UPLOAD_HANDLERS = [
 ]
 FILE_UPLOAD_PERMISSIONS = 0o600
 FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
-CELERY_BEAT_SCHEDULE = {
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "grading-watchdog": {"task": "grading.tasks.watchdog", "schedule": env_int("WATCHDOG_SECONDS", 15, minimum=5)},
 }
 

@@ -1,11 +1,11 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from portal import views
 from portal.api.apis import MeApi
 
-api_v1 = [
+api_v1: list[URLPattern | URLResolver] = [
     path("me/", MeApi.as_view(), name="api_me"),
     path("", include("competitions.api_urls")),
     path("", include("grading.api_urls")),

@@ -86,11 +86,33 @@ class WorkerProcess:
     def __init__(self, *, queues: str = "default,grading", concurrency: int = 1, env: dict | None = None):
         self.name = f"test-{uuid.uuid4().hex[:8]}@%h"
         self.log = Path(settings.DATA_DIR) / f"worker-{uuid.uuid4().hex[:8]}.log"
-        command = [sys.executable, "-m", "celery", "-A", "portal", "worker", "-Q", queues, "-c", str(concurrency),
-                   "-n", self.name, "--without-gossip", "--without-mingle", "--loglevel", "INFO"]
+        command = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "portal",
+            "worker",
+            "-Q",
+            queues,
+            "-c",
+            str(concurrency),
+            "-n",
+            self.name,
+            "--without-gossip",
+            "--without-mingle",
+            "--loglevel",
+            "INFO",
+        ]
         self._log_file = self.log.open("wb")
-        self.process = subprocess.Popen(command, cwd=REPO, stdout=self._log_file,
-                                        stderr=subprocess.STDOUT, start_new_session=True, env=_worker_env(env))
+        self.process = subprocess.Popen(
+            command,
+            cwd=REPO,
+            stdout=self._log_file,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env=_worker_env(env),
+        )
 
     def wait_ready(self, timeout: float = 60) -> None:
         from portal.tasks import ping
@@ -188,8 +210,15 @@ def page(live_server):
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=_chromium_path(),
-            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
         )
         context = browser.new_context(base_url=live_server.url)
         context.set_default_timeout(15000)
@@ -209,8 +238,10 @@ def private_storage(settings, tmp_path):
     settings.PRIVATE_ROOT = root
     settings.STORAGES = {
         **settings.STORAGES,
-        "private": {"BACKEND": "django.core.files.storage.FileSystemStorage",
-                    "OPTIONS": {"location": root, "base_url": None}},
+        "private": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": root, "base_url": None},
+        },
     }
     return root
 
@@ -223,5 +254,6 @@ def fresh_counters(settings):
     which repeat across tests and test runs (the test database restarts its ids), and they outlive a test by
     their window; without this a test could be throttled by an earlier run's uploads.
     """
-    settings.CACHES = {name: {**config, "KEY_PREFIX": f"test-{uuid.uuid4().hex}"}
-                       for name, config in settings.CACHES.items()}
+    settings.CACHES = {
+        name: {**config, "KEY_PREFIX": f"test-{uuid.uuid4().hex}"} for name, config in settings.CACHES.items()
+    }

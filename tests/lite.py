@@ -1,4 +1,5 @@
-"""Synthetic Lite material shared by pipeline, page and client tests: packs, a simulated agent's run group and its bundle."""
+"""Synthetic Lite material shared by pipeline, page and client tests: packs, a simulated agent's run group and
+its bundle."""
 
 import json
 import tarfile
@@ -21,8 +22,9 @@ def lite_packs(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def lite_run_group(lite_packs, tmp_path_factory) -> Path:
-    return write_run_group(out_dir=tmp_path_factory.mktemp("runs"), seeds=LITE_SEEDS, quality=0.9,
-                           answers=pack_answers(lite_packs))
+    return write_run_group(
+        out_dir=tmp_path_factory.mktemp("runs"), seeds=LITE_SEEDS, quality=0.9, answers=pack_answers(lite_packs)
+    )
 
 
 @pytest.fixture(scope="session")
@@ -39,8 +41,9 @@ def registry_with_packs(db, lite_packs):
     pack_import(path=lite_packs)
 
 
-def bundle_with(tmp_path: Path, *, manifest: dict | None = None, files: dict[str, bytes] | None = None,
-                name: str = "bundle.tar.gz") -> Path:
+def bundle_with(
+    tmp_path: Path, *, manifest: dict | None = None, files: dict[str, bytes] | None = None, name: str = "bundle.tar.gz"
+) -> Path:
     """A small bundle-v1 archive built member by member."""
     path = tmp_path / name
     with tarfile.open(path, "w:gz") as tar:

@@ -14,7 +14,7 @@ import pandas as pd
 
 from competitions.demo.catalog import CompetitionFacts, competition_facts, rng_for
 from competitions.demo.specs import Spec, spec_for
-from competitions.demo.targets import predicted_columns
+from competitions.demo.targets import RenamesTruth, predicted_columns
 
 Size = Literal["small", "full"] | int
 
@@ -101,7 +101,7 @@ def _gold_submission(spec: Spec, answers: pd.DataFrame) -> pd.DataFrame:
             return derive(answers)
     # A target kind whose answers column has another name than the submission's (HuBMAP's 'encoding'
     # against 'predicted') says so with ``truth_column``.
-    renamed = {t.column: t.truth_column for t in spec.targets if getattr(t, "truth_column", None)}
+    renamed = {t.column: t.truth_column for t in spec.targets if isinstance(t, RenamesTruth) and t.truth_column}
     return pd.DataFrame({c: answers[renamed.get(c, c) if c not in answers else c] for c in spec.public_columns})
 
 

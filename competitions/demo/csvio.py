@@ -24,9 +24,7 @@ _MAX_LOOKUP = 20_000
 _FLOAT_DECIMALS = 10
 
 
-def write_csv(
-    frame: pd.DataFrame, path: Path, *, quoting: str = "minimal", fast_min_rows: int = FAST_MIN_ROWS
-) -> None:
+def write_csv(frame: pd.DataFrame, path: Path, *, quoting: str = "minimal", fast_min_rows: int = FAST_MIN_ROWS) -> None:
     """Write ``frame`` like ``frame.to_csv(path, index=False, quoting=...)`` (minimal or nonnumeric)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = csv.QUOTE_NONNUMERIC if quoting == "nonnumeric" else csv.QUOTE_MINIMAL

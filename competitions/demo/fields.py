@@ -125,9 +125,7 @@ def whale_clips(rng: np.random.Generator, n: int) -> np.ndarray:
     return np.array(
         [
             f"{d}_{t:06d}_{r:03d}s{f}ms_Test{i}.aif"
-            for i, (d, t, r, f) in enumerate(
-                zip(date.tolist(), hhmmss.tolist(), rest.tolist(), (within % 10).tolist())
-            )
+            for i, (d, t, r, f) in enumerate(zip(date.tolist(), hhmmss.tolist(), rest.tolist(), (within % 10).tolist()))
         ]
     )
 
@@ -136,9 +134,7 @@ def taxi_keys(rng: np.random.Generator, n: int) -> np.ndarray:
     """NYC taxi keys: the pickup time and a serial, '2013-05-17 21:11:00.000000123'."""
     start = np.datetime64("2009-01-01T00:00:00")
     seconds = rng.integers(0, 6 * 365 * 86_400, size=n)
-    stamps = np.char.replace(
-        np.datetime_as_string(start + seconds.astype("timedelta64[s]"), unit="s"), "T", " "
-    )
+    stamps = np.char.replace(np.datetime_as_string(start + seconds.astype("timedelta64[s]"), unit="s"), "T", " ")
     serial = unique_ints(rng, n, low=1, high=max(10 * n, 1000))
     return np.char.add(np.char.add(stamps, "."), np.char.zfill(serial.astype(str), 9))
 

@@ -93,12 +93,10 @@ def nomad_extras(rng: np.random.Generator, columns: Columns, n: int) -> Columns:
     ga = (rng.random(n) * (33 - al)).astype(np.int64)
     gamma_hex = rng.random(n) < 0.3
     return {
-        "spacegroup": fields.choice(rng, n, [12, 33, 167, 194, 206, 227], [13, 17, 14, 20, 18, 18]).astype(
-            np.int64
+        "spacegroup": fields.choice(rng, n, [12, 33, 167, 194, 206, 227], [13, 17, 14, 20, 18, 18]).astype(np.int64),
+        "number_of_total_atoms": fields.choice(rng, n, [10, 20, 30, 40, 60, 80], [5, 10, 10, 25, 10, 40]).astype(
+            np.float64
         ),
-        "number_of_total_atoms": fields.choice(
-            rng, n, [10, 20, 30, 40, 60, 80], [5, 10, 10, 25, 10, 40]
-        ).astype(np.float64),
         "percent_atom_al": al / 32,
         "percent_atom_ga": ga / 32,
         "percent_atom_in": (32 - al - ga) / 32,
@@ -111,15 +109,25 @@ def nomad_extras(rng: np.random.Generator, columns: Columns, n: int) -> Columns:
     }
 
 
-FOREST_FEATURES = ["Elevation", "Aspect", "Slope", "Horizontal_Distance_To_Hydrology", "Vertical_Distance_To_Hydrology", "Horizontal_Distance_To_Roadways", "Hillshade_9am", "Hillshade_Noon", "Hillshade_3pm", "Horizontal_Distance_To_Fire_Points"]
+FOREST_FEATURES = [
+    "Elevation",
+    "Aspect",
+    "Slope",
+    "Horizontal_Distance_To_Hydrology",
+    "Vertical_Distance_To_Hydrology",
+    "Horizontal_Distance_To_Roadways",
+    "Hillshade_9am",
+    "Hillshade_Noon",
+    "Hillshade_3pm",
+    "Horizontal_Distance_To_Fire_Points",
+]
 
 
 def forest_extras(rng: np.random.Generator, columns: Columns, n: int) -> Columns:
     lows = (1800, -33, -3, -92, -317, -287, -4, 49, -53, -277)
     highs = (4400, 408, 65, 1602, 648, 7667, 302, 280, 273, 8075)
     out: Columns = {
-        name: rng.integers(low, high, size=n, dtype=np.int64)
-        for name, low, high in zip(FOREST_FEATURES, lows, highs)
+        name: rng.integers(low, high, size=n, dtype=np.int64) for name, low, high in zip(FOREST_FEATURES, lows, highs)
     }
     wilderness = rng.choice(4, size=n, p=[0.26, 0.04, 0.65, 0.05])
     for k in range(4):
@@ -187,17 +195,16 @@ def insults(rng: np.random.Generator, n: int) -> tuple[pd.DataFrame, None]:
             words = list(rng.choice(neutral, size=int(rng.integers(4, 16))))
             if label[i]:
                 words.insert(int(rng.integers(0, len(words))), f"you {rng.choice(rude)}")
-            text = '"' + " ".join(words).capitalize() + rng.choice([".", "!", "?", "...", ""]) + '"'
+            text = '"' + " ".join(words).capitalize() + str(rng.choice([".", "!", "?", "...", ""])) + '"'
             if text not in seen:
                 break
         seen.add(text)
         comments.append(text)
     seconds = rng.integers(0, 90 * 86_400, size=n)
     stamps = np.datetime_as_string(np.datetime64("2012-06-01T00:00:00") + seconds.astype("timedelta64[s]"))
-    date = np.char.add(
-        np.char.replace(np.char.replace(np.char.replace(stamps, "-", ""), ":", ""), "T", ""), "Z"
-    )
-    date = np.where(rng.random(n) < 0.2, None, date.astype(object))
+    date = np.char.add(np.char.replace(np.char.replace(np.char.replace(stamps, "-", ""), ":", ""), "T", ""), "Z")
+    # NumPy's stubs refuse None as np.where's value, which it takes as an object scalar.
+    date = np.where(rng.random(n) < 0.2, None, date.astype(object))  # type: ignore[call-overload]
     usage = np.where(rng.random(n) < 0.62, "PrivateTest", "PublicTest")
     frame = pd.DataFrame({"Insult": label, "Date": date, "Comment": comments, "Usage": usage})
     return frame.iloc[rng.permutation(n)].reset_index(drop=True), None

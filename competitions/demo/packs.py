@@ -12,7 +12,7 @@ from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_all_start_methods, get_context
 from multiprocessing.context import BaseContext
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypedDict
 
 from competitions.demo.answers import DemoAnswers, Size, expected_rows, generate_answers
 from competitions.demo.catalog import BENCHMARK, CompetitionFacts, grader_choice, split_ids
@@ -22,6 +22,18 @@ from grading.engine.hashing import file_sha256
 
 Layout = Literal["portal", "mlebench"]
 PACK_SCHEMA = "demo-pack/1"
+
+
+class _PackJob(TypedDict):
+    """write_pack's keyword arguments for one competition."""
+
+    competition_id: str
+    out_dir: Path
+    size: Size
+    seed: int
+    layout: Layout
+    n_teams: int
+    grade_rows: int
 
 
 def make_demo_pack(
@@ -44,7 +56,7 @@ def make_demo_pack(
     out_dir = Path(out_dir)
     ids = competition_ids if competition_ids is not None else split_ids(split)
     jobs = [
-        dict(
+        _PackJob(
             competition_id=cid,
             out_dir=out_dir,
             size=size,
@@ -65,9 +77,7 @@ def make_demo_pack(
             ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context()) as pool,
             warnings.catch_warnings(),
         ):
-            warnings.filterwarnings(
-                "ignore", message=r".*multi-threaded, use of fork\(\)", category=DeprecationWarning
-            )
+            warnings.filterwarnings("ignore", message=r".*multi-threaded, use of fork\(\)", category=DeprecationWarning)
             futures = {i: pool.submit(write_pack, **jobs[i]) for i in order}
             paths = [futures[i].result() for i in range(len(jobs))]
     index = {
@@ -173,9 +183,7 @@ def pack_manifest(data: DemoAnswers, files: dict[str, str], *, answers_sha256: s
 def describe(data: DemoAnswers) -> str:
     facts, spec = data.facts, data.spec
     columns = list(data.sample_submission.columns)
-    shown = ", ".join(f"`{c}`" for c in columns[:8]) + (
-        f" and {len(columns) - 8} more" if len(columns) > 8 else ""
-    )
+    shown = ", ".join(f"`{c}`" for c in columns[:8]) + (f" and {len(columns) - 8} more" if len(columns) > 8 else "")
     direction = "higher is better" if facts.higher_is_better else "lower is better"
     return (
         f"# {facts.name} (synthetic demo)\n\n"

@@ -115,9 +115,7 @@ def write_run_bundle(*, run_group: Path, out_path: Path, manifest: Mapping | Non
         info.size, info.mtime = len(data), int(DEFAULT_CREATED_AT.timestamp())
         tar.addfile(info, io.BytesIO(data))
         for path in sorted(Path(run_group).rglob("*")):
-            tar.add(
-                path, arcname=f"runs/{Path(run_group).name}/{path.relative_to(run_group)}", recursive=False
-            )
+            tar.add(path, arcname=f"runs/{Path(run_group).name}/{path.relative_to(run_group)}", recursive=False)
     return out_path
 
 

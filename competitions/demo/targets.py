@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -215,6 +215,18 @@ class Target(Protocol):
     def generate(self, rng: np.random.Generator, n: int) -> dict[str, np.ndarray]: ...
 
     def predict(self, rng: np.random.Generator, truth: pd.DataFrame, quality: float) -> dict[str, np.ndarray]: ...
+
+
+@runtime_checkable
+class RenamesTruth(Protocol):
+    """A target kind whose answers column (``truth_column``) is named otherwise than its submission's
+    (``column``), as HuBMAP's 'encoding' against 'predicted'."""
+
+    @property
+    def column(self) -> str: ...
+
+    @property
+    def truth_column(self) -> str: ...
 
 
 def predicted_columns(target: Target) -> tuple[str, ...]:

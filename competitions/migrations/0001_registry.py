@@ -5,83 +5,158 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Benchmark',
+            name="Benchmark",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=60)),
-                ('version', models.CharField(max_length=30)),
-                ('commit', models.CharField(blank=True, max_length=64)),
-                ('source_url', models.URLField(blank=True)),
-                ('is_current', models.BooleanField(default=False, help_text='The version the board is graded with')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=60)),
+                ("version", models.CharField(max_length=30)),
+                ("commit", models.CharField(blank=True, max_length=64)),
+                ("source_url", models.URLField(blank=True)),
+                ("is_current", models.BooleanField(default=False, help_text="The version the board is graded with")),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('name', 'version'), name='benchmark_version_unique'), models.UniqueConstraint(condition=models.Q(('is_current', True)), fields=('name',), name='benchmark_one_current_version')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("name", "version"), name="benchmark_version_unique"),
+                    models.UniqueConstraint(
+                        condition=models.Q(("is_current", True)), fields=("name",), name="benchmark_one_current_version"
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Competition',
+            name="Competition",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.CharField(help_text='The competition id, e.g. spooky-author-identification', max_length=100)),
-                ('name', models.CharField(max_length=200)),
-                ('tier', models.CharField(blank=True, choices=[('low', 'Low (Lite)'), ('medium', 'Medium'), ('high', 'High'), ('', 'Not in a tier')], max_length=10)),
-                ('splits', models.JSONField(default=list, help_text='Every split listing it: low, medium, high, split75, dev')),
-                ('category', models.CharField(blank=True, max_length=100)),
-                ('metric', models.TextField(help_text='What the grader computes, with every parameter that changes the number')),
-                ('metric_family', models.CharField(blank=True, max_length=60)),
-                ('higher_is_better', models.BooleanField(help_text="By the metric's meaning; medals use the leaderboard's order")),
-                ('submission_columns', models.JSONField(default=list)),
-                ('id_column', models.CharField(blank=True, max_length=100)),
-                ('answers_format', models.TextField(blank=True)),
-                ('answers_file', models.CharField(blank=True, help_text='In an MLE-bench data dir, e.g. prepared/private/test.csv', max_length=200)),
-                ('sample_submission_file', models.CharField(blank=True, max_length=200)),
-                ('validation_rules', models.JSONField(default=list)),
-                ('known_issues', models.JSONField(default=list)),
-                ('deviations', models.TextField(blank=True, help_text="Where the benchmark's grader departs from the Kaggle metric")),
-                ('answers_rows_estimate', models.PositiveIntegerField(blank=True, null=True)),
-                ('grader_name', models.CharField(blank=True, help_text='Registered grader; empty when none yet', max_length=60)),
-                ('grader_params', models.JSONField(blank=True, default=dict)),
-                ('leaderboard_source', models.CharField(blank=True, choices=[('kaggle', 'Kaggle private leaderboard'), ('pack', 'Competition pack'), ('', 'None yet')], max_length=10)),
-                ('leaderboard_scores', models.JSONField(blank=True, default=list, help_text='Scores in rank order, best first')),
-                ('thresholds_from_official_report', models.BooleanField(default=False, help_text="Thresholds read from the official grader's reports, where our leaderboard copy is incomplete")),
-                ('is_lower_better', models.BooleanField(null=True)),
-                ('gold_threshold', models.FloatField(null=True)),
-                ('silver_threshold', models.FloatField(null=True)),
-                ('bronze_threshold', models.FloatField(null=True)),
-                ('median_threshold', models.FloatField(null=True)),
-                ('benchmark', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='competitions', to='competitions.benchmark')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "slug",
+                    models.CharField(help_text="The competition id, e.g. spooky-author-identification", max_length=100),
+                ),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "tier",
+                    models.CharField(
+                        blank=True,
+                        choices=[("low", "Low (Lite)"), ("medium", "Medium"), ("high", "High"), ("", "Not in a tier")],
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "splits",
+                    models.JSONField(default=list, help_text="Every split listing it: low, medium, high, split75, dev"),
+                ),
+                ("category", models.CharField(blank=True, max_length=100)),
+                (
+                    "metric",
+                    models.TextField(
+                        help_text="What the grader computes, with every parameter that changes the number"
+                    ),
+                ),
+                ("metric_family", models.CharField(blank=True, max_length=60)),
+                (
+                    "higher_is_better",
+                    models.BooleanField(help_text="By the metric's meaning; medals use the leaderboard's order"),
+                ),
+                ("submission_columns", models.JSONField(default=list)),
+                ("id_column", models.CharField(blank=True, max_length=100)),
+                ("answers_format", models.TextField(blank=True)),
+                (
+                    "answers_file",
+                    models.CharField(
+                        blank=True, help_text="In an MLE-bench data dir, e.g. prepared/private/test.csv", max_length=200
+                    ),
+                ),
+                ("sample_submission_file", models.CharField(blank=True, max_length=200)),
+                ("validation_rules", models.JSONField(default=list)),
+                ("known_issues", models.JSONField(default=list)),
+                (
+                    "deviations",
+                    models.TextField(
+                        blank=True, help_text="Where the benchmark's grader departs from the Kaggle metric"
+                    ),
+                ),
+                ("answers_rows_estimate", models.PositiveIntegerField(blank=True, null=True)),
+                (
+                    "grader_name",
+                    models.CharField(blank=True, help_text="Registered grader; empty when none yet", max_length=60),
+                ),
+                ("grader_params", models.JSONField(blank=True, default=dict)),
+                (
+                    "leaderboard_source",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("kaggle", "Kaggle private leaderboard"),
+                            ("pack", "Competition pack"),
+                            ("", "None yet"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "leaderboard_scores",
+                    models.JSONField(blank=True, default=list, help_text="Scores in rank order, best first"),
+                ),
+                (
+                    "thresholds_from_official_report",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Thresholds read from the official grader's reports, where our leaderboard copy is incomplete",
+                    ),
+                ),
+                ("is_lower_better", models.BooleanField(null=True)),
+                ("gold_threshold", models.FloatField(null=True)),
+                ("silver_threshold", models.FloatField(null=True)),
+                ("bronze_threshold", models.FloatField(null=True)),
+                ("median_threshold", models.FloatField(null=True)),
+                (
+                    "benchmark",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="competitions",
+                        to="competitions.benchmark",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['slug'],
+                "ordering": ["slug"],
             },
         ),
         migrations.CreateModel(
-            name='CompetitionPack',
+            name="CompetitionPack",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('answers_path', models.CharField(help_text='Path in the private storage', max_length=500)),
-                ('answers_sha256', models.CharField(max_length=64)),
-                ('answers_bytes', models.PositiveBigIntegerField()),
-                ('sample_submission_path', models.CharField(blank=True, help_text='Path in the private storage', max_length=500)),
-                ('description', models.TextField(blank=True)),
-                ('grader_name', models.CharField(blank=True, help_text="Overrides the registry's grader when set", max_length=60)),
-                ('grader_params', models.JSONField(blank=True, default=dict)),
-                ('source', models.CharField(help_text='Where the pack was imported from', max_length=300)),
-                ('source_layout', models.CharField(max_length=20)),
-                ('imported_at', models.DateTimeField(auto_now=True)),
-                ('competition', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='pack', to='competitions.competition')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("answers_path", models.CharField(help_text="Path in the private storage", max_length=500)),
+                ("answers_sha256", models.CharField(max_length=64)),
+                ("answers_bytes", models.PositiveBigIntegerField()),
+                (
+                    "sample_submission_path",
+                    models.CharField(blank=True, help_text="Path in the private storage", max_length=500),
+                ),
+                ("description", models.TextField(blank=True)),
+                (
+                    "grader_name",
+                    models.CharField(blank=True, help_text="Overrides the registry's grader when set", max_length=60),
+                ),
+                ("grader_params", models.JSONField(blank=True, default=dict)),
+                ("source", models.CharField(help_text="Where the pack was imported from", max_length=300)),
+                ("source_layout", models.CharField(max_length=20)),
+                ("imported_at", models.DateTimeField(auto_now=True)),
+                (
+                    "competition",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="pack", to="competitions.competition"
+                    ),
+                ),
             ],
         ),
         migrations.AddConstraint(
-            model_name='competition',
-            constraint=models.UniqueConstraint(fields=('benchmark', 'slug'), name='competition_unique_per_benchmark'),
+            model_name="competition",
+            constraint=models.UniqueConstraint(fields=("benchmark", "slug"), name="competition_unique_per_benchmark"),
         ),
     ]

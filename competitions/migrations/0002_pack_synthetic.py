@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('competitions', '0001_registry'),
+        ("competitions", "0001_registry"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='competitionpack',
-            name='synthetic',
-            field=models.BooleanField(default=False, help_text='Made-up demo data, with a simulated leaderboard'),
+            model_name="competitionpack",
+            name="synthetic",
+            field=models.BooleanField(default=False, help_text="Made-up demo data, with a simulated leaderboard"),
         ),
     ]

@@ -17,8 +17,10 @@ def record_what_is_known(apps, schema_editor):
             competition.kaggle_leaderboard_scores = competition.leaderboard_scores
             if competition.thresholds_from_official_report:
                 competition.official_thresholds = {
-                    "gold": competition.gold_threshold, "silver": competition.silver_threshold,
-                    "bronze": competition.bronze_threshold, "median": competition.median_threshold,
+                    "gold": competition.gold_threshold,
+                    "silver": competition.silver_threshold,
+                    "bronze": competition.bronze_threshold,
+                    "median": competition.median_threshold,
                     "is_lower_better": competition.is_lower_better,
                 }
         elif competition.leaderboard_source == "pack" and pack is not None and pack.synthetic:
@@ -34,41 +36,65 @@ def record_what_is_known(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('competitions', '0002_pack_synthetic'),
+        ("competitions", "0002_pack_synthetic"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='competition',
-            name='kaggle_leaderboard_scores',
-            field=models.JSONField(blank=True, default=list, help_text="The shipped Kaggle leaderboard's scores in file order, best first"),
+            model_name="competition",
+            name="kaggle_leaderboard_scores",
+            field=models.JSONField(
+                blank=True, default=list, help_text="The shipped Kaggle leaderboard's scores in file order, best first"
+            ),
         ),
         migrations.AddField(
-            model_name='competition',
-            name='official_thresholds',
-            field=models.JSONField(blank=True, help_text="Shipped thresholds of the official grader's reports ({gold, silver, bronze, median, is_lower_better}); they win over the thresholds computed from our Kaggle copy", null=True),
+            model_name="competition",
+            name="official_thresholds",
+            field=models.JSONField(
+                blank=True,
+                help_text="Shipped thresholds of the official grader's reports ({gold, silver, bronze, median, is_lower_better}); they win over the thresholds computed from our Kaggle copy",
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='competitionpack',
-            name='leaderboard_answers_sha256',
-            field=models.CharField(blank=True, help_text="For a simulated leaderboard: the SHA-256 of the answers it was simulated for. It applies only while the pack's answers have this hash", max_length=64),
+            model_name="competitionpack",
+            name="leaderboard_answers_sha256",
+            field=models.CharField(
+                blank=True,
+                help_text="For a simulated leaderboard: the SHA-256 of the answers it was simulated for. It applies only while the pack's answers have this hash",
+                max_length=64,
+            ),
         ),
         migrations.AddField(
-            model_name='competitionpack',
-            name='leaderboard_scores',
-            field=models.JSONField(blank=True, default=list, help_text="The pack's own leaderboard in file order, best first; empty: none"),
+            model_name="competitionpack",
+            name="leaderboard_scores",
+            field=models.JSONField(
+                blank=True, default=list, help_text="The pack's own leaderboard in file order, best first; empty: none"
+            ),
         ),
         migrations.AddField(
-            model_name='competitionpack',
-            name='max_submission_bytes',
-            field=models.PositiveBigIntegerField(blank=True, help_text='The largest size an honest submission can reach: rows x the widest honest row, plus the header', null=True),
+            model_name="competitionpack",
+            name="max_submission_bytes",
+            field=models.PositiveBigIntegerField(
+                blank=True,
+                help_text="The largest size an honest submission can reach: rows x the widest honest row, plus the header",
+                null=True,
+            ),
         ),
         migrations.AlterField(
-            model_name='competition',
-            name='leaderboard_source',
-            field=models.CharField(blank=True, choices=[('kaggle', 'kaggle (shipped)'), ('pack', "pack's own leaderboard.csv"), ('simulated', 'simulated for the synthetic answers'), ('', 'none: medals unknown')], max_length=10),
+            model_name="competition",
+            name="leaderboard_source",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("kaggle", "kaggle (shipped)"),
+                    ("pack", "pack's own leaderboard.csv"),
+                    ("simulated", "simulated for the synthetic answers"),
+                    ("", "none: medals unknown"),
+                ],
+                max_length=10,
+            ),
         ),
         migrations.RunPython(record_what_is_known, migrations.RunPython.noop),
     ]

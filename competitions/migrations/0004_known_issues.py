@@ -5,38 +5,84 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('competitions', '0003_leaderboard_in_force'),
+        ("competitions", "0003_leaderboard_in_force"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='KnownIssue',
+            name="KnownIssue",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('competition_slug', models.CharField(max_length=100)),
-                ('kind', models.CharField(choices=[('leak', 'test-label leak (known_leaky_competition)'), ('loophole', 'grader loophole (grader_loophole)'), ('other', 'other')], max_length=10)),
-                ('description', models.TextField()),
-                ('data', models.JSONField(blank=True, default=dict, help_text='For a loophole, how to detect it, e.g. {"detector": "empty_cells"}')),
-                ('shipped_key', models.CharField(blank=True, help_text='The shipped entry it came from; empty: added here', max_length=200)),
-                ('edited', models.BooleanField(default=False, help_text='Changed by a maintainer: later loads leave it as it is')),
-                ('benchmark', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='known_issues', to='competitions.benchmark')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("competition_slug", models.CharField(max_length=100)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("leak", "test-label leak (known_leaky_competition)"),
+                            ("loophole", "grader loophole (grader_loophole)"),
+                            ("other", "other"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                ("description", models.TextField()),
+                (
+                    "data",
+                    models.JSONField(
+                        blank=True,
+                        default=dict,
+                        help_text='For a loophole, how to detect it, e.g. {"detector": "empty_cells"}',
+                    ),
+                ),
+                (
+                    "shipped_key",
+                    models.CharField(
+                        blank=True, help_text="The shipped entry it came from; empty: added here", max_length=200
+                    ),
+                ),
+                (
+                    "edited",
+                    models.BooleanField(
+                        default=False, help_text="Changed by a maintainer: later loads leave it as it is"
+                    ),
+                ),
+                (
+                    "benchmark",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="known_issues",
+                        to="competitions.benchmark",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['benchmark', 'competition_slug', 'kind'],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('shipped_key', ''), _negated=True), fields=('benchmark', 'shipped_key'), name='known_issue_unique_shipped')],
+                "ordering": ["benchmark", "competition_slug", "kind"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("shipped_key", ""), _negated=True),
+                        fields=("benchmark", "shipped_key"),
+                        name="known_issue_unique_shipped",
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='KnownIssueRemoval',
+            name="KnownIssueRemoval",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('shipped_key', models.CharField(max_length=200)),
-                ('benchmark', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='competitions.benchmark')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("shipped_key", models.CharField(max_length=200)),
+                (
+                    "benchmark",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="competitions.benchmark"
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('benchmark', 'shipped_key'), name='known_issue_removal_unique')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("benchmark", "shipped_key"), name="known_issue_removal_unique")
+                ],
             },
         ),
     ]

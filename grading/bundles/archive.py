@@ -126,13 +126,10 @@ def _extract_tar_stream(*, stream: BinaryIO, tree: MemberTree, budget: Budget, l
     except BundleError:
         raise
     except tarfile.ReadError as exc:
-        raise BundleError(
-            "not_an_archive", f"the bundle is gzip-compressed but holds no tar archive ({exc})"
-        ) from exc
-    except (EOFError, OSError, zlib.error, isal_zlib.error) as exc:
-        raise BundleError(
-            "corrupt_archive", f"the archive is damaged or truncated at its start: {exc}"
-        ) from exc
+        raise BundleError("not_an_archive", f"the bundle is gzip-compressed but holds no tar archive ({exc})") from exc
+    # isal's stub declares ``error: Exception`` (an instance); at runtime it is the exception class.
+    except (EOFError, OSError, zlib.error, isal_zlib.error) as exc:  # type: ignore[misc]
+        raise BundleError("corrupt_archive", f"the archive is damaged or truncated at its start: {exc}") from exc
     previous: str | None = None
     while True:
         inflated.between("the start of the archive" if previous is None else f"the entry after {previous!r}")
@@ -164,10 +161,10 @@ def _extract_tar_stream(*, stream: BinaryIO, tree: MemberTree, budget: Budget, l
             if member.size > limits.max_member_bytes:
                 raise _member_too_large(name, limits)
             with _reading(repr(name), member=name):
-                stream = tar.extractfile(member)
-            assert stream is not None  # a regular member always has a data stream
-            with stream, tree.create(path, name=name) as out:
-                _copy(read=stream.read, out=out, name=name, limits=limits, budget=None)
+                member_stream = tar.extractfile(member)
+            assert member_stream is not None  # a regular member always has a data stream
+            with member_stream, tree.create(path, name=name) as out:
+                _copy(read=member_stream.read, out=out, name=name, limits=limits, budget=None)
         previous = name
     # Read gzip to its very end: that checks its CRC and length, and whatever hides behind the
     # end-of-archive marker still counts against the limits.
@@ -218,9 +215,7 @@ def _extract_zip(*, source: CountingFile, tree: MemberTree, budget: Budget, limi
                 )
 
 
-def _copy(
-    *, read: Callable[[int], bytes], out: BinaryIO, name: str, limits: Limits, budget: Budget | None
-) -> int:
+def _copy(*, read: Callable[[int], bytes], out: BinaryIO, name: str, limits: Limits, budget: Budget | None) -> int:
     """Copy one member in chunks. ``budget`` is None where the stream below already charges it (tar)."""
     size = 0
     while True:
@@ -245,7 +240,7 @@ def _reading(where: str, *, member: str | None = None) -> Iterator[None]:
     except BundleError:
         raise
     # UnicodeDecodeError: zipfile decodes names flagged as UTF-8 strictly when it opens the archive.
-    except (
+    except (  # type: ignore[misc]  # isal's stub types isal_zlib.error as an instance, not a class
         tarfile.TarError,
         zipfile.BadZipFile,
         zlib.error,

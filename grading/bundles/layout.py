@@ -182,9 +182,7 @@ def _run_group(path: Path, *, ignored: list[str], bad_names: list[str]) -> RunGr
     )
 
 
-def _run(
-    path: Path, *, group: str, competition_id: str, metadata: Mapping[str, Any] | None, ignored: list[str]
-) -> Run:
+def _run(path: Path, *, group: str, competition_id: str, metadata: Mapping[str, Any] | None, ignored: list[str]) -> Run:
     submission = path / "submission" / "submission.csv"
     run_log = path / "run.log"
     logs, code = [], []

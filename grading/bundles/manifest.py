@@ -246,9 +246,7 @@ def _flag(parent: Mapping[str, Any], path: str) -> bool | None:
 def _integer(parent: Mapping[str, Any], path: str, *, minimum: int, maximum: int) -> int | None:
     value = _value(parent, path)
     # bool is an int in Python, but "seeds": true is a mistake, not a 1.
-    if value is not None and (
-        isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum
-    ):
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum):
         raise _invalid(path, f"must be a whole number from {minimum} to {maximum}", got=value)
     return value
 

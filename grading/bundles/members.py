@@ -87,9 +87,7 @@ class MemberTree:
     @contextlib.contextmanager
     def create(self, path: str, *, name: str) -> Iterator[BinaryIO]:
         if not path:
-            raise BundleError(
-                "unsafe_path", f"unsafe member name {name!r}: a file with no name", {"member": name}
-            )
+            raise BundleError("unsafe_path", f"unsafe member name {name!r}: a file with no name", {"member": name})
         if path in self.files:
             raise _duplicate(name, f"{name!r} appears twice in the archive")
         if path in self.folders:
@@ -124,7 +122,8 @@ def _naming(name: str) -> Iterator[None]:
         if exc.errno not in (errno.ENAMETOOLONG, errno.EILSEQ, errno.EINVAL):
             raise
         raise BundleError(
-            "unsafe_path", f"unsafe member name {name!r}: the file system refuses it ({exc.strerror})",
+            "unsafe_path",
+            f"unsafe member name {name!r}: the file system refuses it ({exc.strerror})",
             {"member": name},
         ) from None
 

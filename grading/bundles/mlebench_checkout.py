@@ -82,8 +82,9 @@ class ExperimentPlan:
     content_sha256: str  # of everything the entry is made from: unchanged means nothing to write
 
 
-def import_plans(*, checkout: Path, entries: Path, registry: Collection[str],
-                 members: Mapping[str, Sequence[str]]) -> list[ExperimentPlan]:
+def import_plans(
+    *, checkout: Path, entries: Path, registry: Collection[str], members: Mapping[str, Sequence[str]]
+) -> list[ExperimentPlan]:
     """Read and check everything the import needs, in ENTRIES.csv's row order; ImportRefused lists every
     problem. ``registry`` is the competition ids that count, ``members`` each tier's (both in the hash)."""
     problems: list[str] = []
@@ -91,14 +92,19 @@ def import_plans(*, checkout: Path, entries: Path, registry: Collection[str],
     rows = entries_read(path=entries, problems=problems)
     groups = run_groups_read(checkout=checkout, problems=problems)
     plans = []
-    for row in rows if groups is not None else ():
+    for row in rows:
+        if groups is None:
+            break  # without the run groups no row can be checked; _text_read has listed why
         listed = groups.get(row.experiment_id)
         if listed is None:
-            problems.append(f"{entries} line {row.line}, column experiment_id: {row.experiment_id!r} is not "
-                            f"in {RUN_GROUP_CSV}; list its run groups there or correct the id")
+            problems.append(
+                f"{entries} line {row.line}, column experiment_id: {row.experiment_id!r} is not "
+                f"in {RUN_GROUP_CSV}; list its run groups there or correct the id"
+            )
             continue
-        plan = experiment_plan(checkout=checkout, entry=row, listed=listed, registry=known, members=members,
-                               problems=problems)
+        plan = experiment_plan(
+            checkout=checkout, entry=row, listed=listed, registry=known, members=members, problems=problems
+        )
         if plan is not None:
             plans.append(plan)
     if problems:
@@ -121,8 +127,10 @@ def entries_read(*, path: Path, problems: list[str]) -> list[EntryRow]:
     reader = csv.reader(text.splitlines(keepends=True))
     header = next(reader, None)
     if header is None or tuple(name.strip() for name in header) != ENTRY_COLUMNS:
-        problems.append(f"{path} line 1: the header must be exactly {','.join(ENTRY_COLUMNS)}; "
-                        f"got {','.join(header) if header else 'an empty file'}")
+        problems.append(
+            f"{path} line 1: the header must be exactly {','.join(ENTRY_COLUMNS)}; "
+            f"got {','.join(header) if header else 'an empty file'}"
+        )
         return []
     rows: list[EntryRow] = []
     seen: dict[str, int] = {}
@@ -140,16 +148,20 @@ def entries_read(*, path: Path, problems: list[str]) -> list[EntryRow]:
         if not any(value.strip() for value in values):
             continue
         if len(values) != len(ENTRY_COLUMNS):
-            problems.append(f"{where}: expected {len(ENTRY_COLUMNS)} values ({','.join(ENTRY_COLUMNS)}), got "
-                            f"{len(values)}; quote a value that holds a comma")
+            problems.append(
+                f"{where}: expected {len(ENTRY_COLUMNS)} values ({','.join(ENTRY_COLUMNS)}), got "
+                f"{len(values)}; quote a value that holds a comma"
+            )
             continue
         named = dict(zip(ENTRY_COLUMNS, (value.strip() for value in values), strict=True))
         row = _entry_row(named, where=where, line=start, problems=problems)
         if row is None:
             continue
         if row.experiment_id in seen:
-            problems.append(f"{where}, column experiment_id: {row.experiment_id!r} is already on line "
-                            f"{seen[row.experiment_id]}; give each experiment one row")
+            problems.append(
+                f"{where}, column experiment_id: {row.experiment_id!r} is already on line "
+                f"{seen[row.experiment_id]}; give each experiment one row"
+            )
             continue
         seen[row.experiment_id] = start
         rows.append(row)
@@ -177,28 +189,39 @@ def _entry_row(values: dict[str, str], *, where: str, line: int, problems: list[
         too_long("agent", NAME_TEXT)
     llms = tuple(name.strip() for name in values["llms"].split(";") if name.strip())
     if len(llms) > MAX_LIST_ITEMS or any(len(name) > NAME_TEXT for name in llms):
-        bad("llms", f"list at most {MAX_LIST_ITEMS} names of at most {NAME_TEXT} characters, "
-                    "separated by ';'")
+        bad("llms", f"list at most {MAX_LIST_ITEMS} names of at most {NAME_TEXT} characters, separated by ';'")
     if not _is_iso_date(values["date"]):
         bad("date", f"{values['date']!r} is not a date; write it as YYYY-MM-DD (ISO 8601), e.g. 2024-10-09")
     runtime = None
     try:
         runtime = _runtime_hours(values["runtime_hours"])
     except ValueError:
-        bad("runtime_hours", f"{values['runtime_hours']!r} is not a number of hours from 0 to "
-                             f"{MAX_RUNTIME_HOURS:g}; write e.g. 24 or 0.5, or leave it empty when unknown")
+        bad(
+            "runtime_hours",
+            f"{values['runtime_hours']!r} is not a number of hours from 0 to "
+            f"{MAX_RUNTIME_HOURS:g}; write e.g. 24 or 0.5, or leave it empty when unknown",
+        )
     url = values["source_url"]
     if url and not _is_http_url(url):
-        bad("source_url", f"{url!r} is not an http:// or https:// address; give e.g. "
-                          "https://github.com/you/agent, or leave it empty")
+        bad(
+            "source_url",
+            f"{url!r} is not an http:// or https:// address; give e.g. https://github.com/you/agent, or leave it empty",
+        )
     if len(values["notes"]) > NOTES_TEXT:
         too_long("notes", NOTES_TEXT)
     problems.extend(found)
     if found:
         return None
-    return EntryRow(experiment_id=values["experiment_id"], agent=values["agent"], llms=llms,
-                    date=values["date"], runtime_hours=runtime, source_url=url, notes=values["notes"],
-                    line=line)
+    return EntryRow(
+        experiment_id=values["experiment_id"],
+        agent=values["agent"],
+        llms=llms,
+        date=values["date"],
+        runtime_hours=runtime,
+        source_url=url,
+        notes=values["notes"],
+        line=line,
+    )
 
 
 def _is_iso_date(text: str) -> bool:
@@ -253,14 +276,21 @@ def run_groups_read(*, checkout: Path, problems: list[str]) -> dict[str, list[tu
     return groups
 
 
-def experiment_plan(*, checkout: Path, entry: EntryRow, listed: Sequence[tuple[str, int]],
-                    registry: frozenset[str], members: Mapping[str, Sequence[str]],
-                    problems: list[str]) -> ExperimentPlan | None:
+def experiment_plan(
+    *,
+    checkout: Path,
+    entry: EntryRow,
+    listed: Sequence[tuple[str, int]],
+    registry: frozenset[str],
+    members: Mapping[str, Sequence[str]],
+    problems: list[str],
+) -> ExperimentPlan | None:
     """Read one experiment's reports in MLE-bench's order and number its seeds; None after a problem."""
     warnings: list[str] = []
     found_before = len(problems)
-    run_groups, reports = _report_paths(checkout=checkout, entry=entry, listed=listed, warnings=warnings,
-                                        problems=problems)
+    run_groups, reports = _report_paths(
+        checkout=checkout, entry=entry, listed=listed, warnings=warnings, problems=problems
+    )
     digests: list[list[str]] = []
     runs: list[ImportedRun] = []
     counts: dict[str, int] = {}
@@ -283,35 +313,59 @@ def experiment_plan(*, checkout: Path, entry: EntryRow, listed: Sequence[tuple[s
                 continue
             seed = counts.get(competition_id, 0)
             counts[competition_id] = seed + 1
-            run_id = _run_id(submission_path=report.submission_path, competition_id=competition_id,
-                             index=index, used=used)
-            runs.append(ImportedRun(competition_id=competition_id, seed=seed, run_group=group, run_id=run_id,
-                                    claimed=storable_report(report.to_dict(with_reason=False))))
+            run_id = _run_id(
+                submission_path=report.submission_path, competition_id=competition_id, index=index, used=used
+            )
+            runs.append(
+                ImportedRun(
+                    competition_id=competition_id,
+                    seed=seed,
+                    run_group=group,
+                    run_id=run_id,
+                    claimed=storable_report(report.to_dict(with_reason=False)),
+                )
+            )
     if unknown:
         names = sorted(unknown)
-        warnings.append(f"{len(names)} competition(s) not in the registry were skipped: "
-                        + ", ".join(names[:20]) + (" ..." if len(names) > 20 else ""))
+        warnings.append(
+            f"{len(names)} competition(s) not in the registry were skipped: "
+            + ", ".join(names[:20])
+            + (" ..." if len(names) > 20 else "")
+        )
     if len(problems) > found_before:
         return None
-    content = {"importer": IMPORTER_VERSION, "aggregation": AGGREGATION_VERSION,
-               "entry": _entry_fields(entry), "run_groups": run_groups, "reports": digests,
-               "registry": sorted(registry), "tiers": {tier: list(slugs) for tier, slugs in members.items()}}
+    content = {
+        "importer": IMPORTER_VERSION,
+        "aggregation": AGGREGATION_VERSION,
+        "entry": _entry_fields(entry),
+        "run_groups": run_groups,
+        "reports": digests,
+        "registry": sorted(registry),
+        "tiers": {tier: list(slugs) for tier, slugs in members.items()},
+    }
     return ExperimentPlan(
-        entry=entry, run_groups=tuple(run_groups), reports=tuple(relative for relative, _ in reports),
-        runs=tuple(runs), entries_per_competition=dict(counts), warnings=tuple(warnings),
+        entry=entry,
+        run_groups=tuple(run_groups),
+        reports=tuple(relative for relative, _ in reports),
+        runs=tuple(runs),
+        entries_per_competition=dict(counts),
+        warnings=tuple(warnings),
         content_sha256=hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest(),
     )
 
 
-def _report_paths(*, checkout: Path, entry: EntryRow, listed: Sequence[tuple[str, int]], warnings: list[str],
-                  problems: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+def _report_paths(
+    *, checkout: Path, entry: EntryRow, listed: Sequence[tuple[str, int]], warnings: list[str], problems: list[str]
+) -> tuple[list[str], list[tuple[str, str]]]:
     """The experiment's run groups, sorted, and its reports as (path relative to the checkout, run group) in
     MLE-bench's read order: one top-level report per group, the paths sorted."""
     first_line: dict[str, int] = {}
     for group, number in listed:
         if group in first_line:
-            warnings.append(f"run group {group} is listed twice in {RUN_GROUP_CSV} (lines "
-                            f"{first_line[group]} and {number}); its report is read once")
+            warnings.append(
+                f"run group {group} is listed twice in {RUN_GROUP_CSV} (lines "
+                f"{first_line[group]} and {number}); its report is read once"
+            )
         first_line.setdefault(group, number)
     run_groups = sorted(first_line)
     reports: list[tuple[str, str]] = []
@@ -327,13 +381,17 @@ def _report_paths(*, checkout: Path, entry: EntryRow, listed: Sequence[tuple[str
         elif len(files) > 1:
             refused = True
             names = ", ".join(path.name for path in files)
-            problems.append(f"runs/{group} holds {len(files)} grading reports ({names}); MLE-bench reads "
-                            "exactly one per run group: move the others out of the folder")
+            problems.append(
+                f"runs/{group} holds {len(files)} grading reports ({names}); MLE-bench reads "
+                "exactly one per run group: move the others out of the folder"
+            )
         else:
             reports.append((f"runs/{group}/{files[0].name}", group))
     if not reports and not refused:
-        problems.append(f"experiment {entry.experiment_id}: none of its run groups ({', '.join(run_groups)}) "
-                        "has a grading report; add the reports or remove its row from ENTRIES.csv")
+        problems.append(
+            f"experiment {entry.experiment_id}: none of its run groups ({', '.join(run_groups)}) "
+            "has a grading report; add the reports or remove its row from ENTRIES.csv"
+        )
     # MLE-bench sorts the report paths too: not the group order when one group's name starts another's.
     return run_groups, sorted(reports)
 
@@ -347,16 +405,19 @@ def _report_items(*, data: bytes, shown: str, problems: list[str]) -> list[tuple
         return []
     items = obj.get("competition_reports") if isinstance(obj, Mapping) else None
     if not isinstance(items, list):
-        problems.append(f"{shown}: expected a run group's grading report, an object with a "
-                        "'competition_reports' list, as mlebench grade writes it")
+        problems.append(
+            f"{shown}: expected a run group's grading report, an object with a "
+            "'competition_reports' list, as mlebench grade writes it"
+        )
         return []
     entries = []
     for index, item in enumerate(items):
         if isinstance(item, Mapping) and "competition_id" in item:
             entries.append((index, item))
         else:
-            problems.append(f"{shown}: competition_reports[{index}] is not a competition report "
-                            "(an object with a competition_id)")
+            problems.append(
+                f"{shown}: competition_reports[{index}] is not a competition report (an object with a competition_id)"
+            )
     return sorted(entries, key=lambda pair: str(pair[1]["competition_id"]))
 
 
@@ -393,8 +454,7 @@ def _report_bytes(*, path: Path, checkout: Path, shown: str, problems: list[str]
         problems.append(f"{shown} links outside the checkout; copy the report into runs/ instead")
         return None
     if path.stat().st_size > MAX_REPORT_BYTES:
-        problems.append(f"{shown} is larger than {MAX_REPORT_BYTES // 2**20} MiB, far more than a run "
-                        "group's report")
+        problems.append(f"{shown} is larger than {MAX_REPORT_BYTES // 2**20} MiB, far more than a run group's report")
         return None
     data = path.read_bytes()
     if data.startswith(_LFS_POINTER):
@@ -404,6 +464,12 @@ def _report_bytes(*, path: Path, checkout: Path, shown: str, problems: list[str]
 
 
 def _entry_fields(entry: EntryRow) -> dict[str, Any]:
-    return {"experiment_id": entry.experiment_id, "agent": entry.agent, "llms": list(entry.llms),
-            "date": entry.date, "runtime_hours": entry.runtime_hours, "source_url": entry.source_url,
-            "notes": entry.notes}
+    return {
+        "experiment_id": entry.experiment_id,
+        "agent": entry.agent,
+        "llms": list(entry.llms),
+        "date": entry.date,
+        "runtime_hours": entry.runtime_hours,
+        "source_url": entry.source_url,
+        "notes": entry.notes,
+    }

@@ -80,9 +80,7 @@ def assign_seeds(
             taken[seed] = run
             assigned.append(_seeded(run, seed=seed, source=source))
         free = (number for number in itertools.count() if number not in taken)
-        counted = sorted(
-            (run for run, explicit in entries if explicit is None), key=lambda r: (r.run_group, r.run_id)
-        )
+        counted = sorted((run for run, explicit in entries if explicit is None), key=lambda r: (r.run_group, r.run_id))
         assigned += [_seeded(run, seed=next(free), source="order") for run in counted]
     return tuple(sorted(assigned, key=lambda s: (s.competition_id, s.seed)))
 

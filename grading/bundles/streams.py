@@ -6,6 +6,7 @@ declare: gzip's length field, zip's file_size and a tar header can all lie.
 
 from __future__ import annotations
 
+import io
 import os
 from typing import BinaryIO
 
@@ -23,7 +24,7 @@ MAX_HEADER_READ = 8 * KiB
 class CountingFile:
     """The archive file, counting the compressed bytes read from it (the ratio's denominator)."""
 
-    def __init__(self, raw: BinaryIO) -> None:
+    def __init__(self, raw: io.BufferedIOBase) -> None:
         self._raw = raw
         self.count = 0
 

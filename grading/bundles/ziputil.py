@@ -103,16 +103,16 @@ def check_layout(*, archive: zipfile.ZipFile, source: SeekableReader, declared_e
         if info.flag_bits & _DATA_DESCRIPTOR:
             expected_at += _descriptor_size(source, at=expected_at, zip64=_is_zip64(info))
     if archive.start_dir < expected_at:
-        raise BundleError(
-            "corrupt_archive", "the zip's directory overlaps its last entry; the zip is damaged", {}
-        )
+        raise BundleError("corrupt_archive", "the zip's directory overlaps its last entry; the zip is damaged", {})
     if archive.start_dir > expected_at:
         raise _gap(archive.start_dir - expected_at, before="the zip's directory", first=not infos, member=None)
 
 
 def _gap(size: int, *, before: str, first: bool, member: str | None) -> BundleError:
-    where = "in front of the first entry (another archive or data joined to this one?)" if first else (
-        f"between entries, before {before}"
+    where = (
+        "in front of the first entry (another archive or data joined to this one?)"
+        if first
+        else (f"between entries, before {before}")
     )
     return BundleError(
         "corrupt_archive",
@@ -123,8 +123,10 @@ def _gap(size: int, *, before: str, first: bool, member: str | None) -> BundleEr
 
 
 def _is_zip64(info: zipfile.ZipInfo) -> bool:
-    return info.file_size >= 0xFFFFFFFF or info.compress_size >= 0xFFFFFFFF or any(
-        struct.unpack_from("<H", info.extra, at)[0] == 0x0001 for at in _extra_ids(info.extra)
+    return (
+        info.file_size >= 0xFFFFFFFF
+        or info.compress_size >= 0xFFFFFFFF
+        or any(struct.unpack_from("<H", info.extra, at)[0] == 0x0001 for at in _extra_ids(info.extra))
     )
 
 

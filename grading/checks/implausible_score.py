@@ -45,7 +45,13 @@ def check(context: CheckContext) -> list[FlagData]:
                 reason = f"beyond gold ({gold:g}) by more than {margin:g}× the gold-median spread (limit {limit:g})"
         perfect = 0.0 if lower else 1.0
         bounded = best is not None and (best >= 0.0 if lower else best <= 1.0)
-        if reason is None and bounded and best is not None and abs(score - perfect) <= tolerance and abs(best - perfect) > tolerance:
+        if (
+            reason is None
+            and bounded
+            and best is not None
+            and abs(score - perfect) <= tolerance
+            and abs(best - perfect) > tolerance
+        ):
             reason = f"near-perfect ({score:g}, perfect is {perfect:g}) where Kaggle's best was {best:g}"
         if reason:
             flags.append(

@@ -60,8 +60,9 @@ def seed_percentages(outcomes: Iterable[RunOutcome], *, split: Sequence[str]) ->
     return {name: counts[name] / len(split) * 100 for name in FIELDS}
 
 
-def seeds_of(outcomes: Iterable[RunOutcome], *, split: Sequence[str], padded: bool
-             ) -> list[tuple[int, list[RunOutcome]]]:
+def seeds_of(
+    outcomes: Iterable[RunOutcome], *, split: Sequence[str], padded: bool
+) -> list[tuple[int, list[RunOutcome]]]:
     """The seeds the aggregate counts, each with its runs of the split's competitions (a padded seed's missing
     runs are absent: they count as failures).
 

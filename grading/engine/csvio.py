@@ -111,9 +111,7 @@ def read_submission(path: Path, *, max_bytes: int, max_line_bytes: int) -> pd.Da
     except pd.errors.ParserError as exc:
         raise InvalidSubmission(_explain_parser_error(str(exc))) from None
     except UnicodeDecodeError as exc:  # the byte scan should have caught it; keep the message useful
-        raise InvalidSubmission(
-            f"the file is not valid UTF-8 text ({exc.reason}); save it as UTF-8"
-        ) from None
+        raise InvalidSubmission(f"the file is not valid UTF-8 text ({exc.reason}); save it as UTF-8") from None
     except MemoryError:
         raise InvalidSubmission("the file is too large to parse within the grader's memory") from None
     except (ValueError, OverflowError) as exc:

@@ -40,9 +40,7 @@ def read_leaderboard(path: Path) -> list[float]:
     # 5-decimal rounded score can equal exactly; a sloppier parse could break the inclusive check.
     df = read_answers(Path(path))
     if "score" not in df.columns:
-        raise ValueError(
-            f"leaderboard {path} has no 'score' column (columns: {', '.join(map(str, df.columns))})"
-        )
+        raise ValueError(f"leaderboard {path} has no 'score' column (columns: {', '.join(map(str, df.columns))})")
     return [float(s) for s in df["score"]]
 
 

@@ -184,15 +184,16 @@ def grade_submission(
             max_line_bytes=max_line_bytes,
         )
 
-    known = isinstance(limits, Thresholds)
+    known_limits = limits if isinstance(limits, Thresholds) else None
+    known = known_limits is not None
     flags = medals_for(score, limits)
     return CompetitionReport(
         competition_id=competition_id,
         score=score,
-        gold_threshold=limits.gold if known else None,
-        silver_threshold=limits.silver if known else None,
-        bronze_threshold=limits.bronze if known else None,
-        median_threshold=limits.median if known else None,
+        gold_threshold=known_limits.gold if known_limits is not None else None,
+        silver_threshold=known_limits.silver if known_limits is not None else None,
+        bronze_threshold=known_limits.bronze if known_limits is not None else None,
+        median_threshold=known_limits.median if known_limits is not None else None,
         any_medal=flags["any_medal"],
         gold_medal=flags["gold_medal"],
         silver_medal=flags["silver_medal"],
@@ -206,7 +207,6 @@ def grade_submission(
         medals_known=known,
         reason=reason,
     )
-
 
 
 def _score(

@@ -49,9 +49,7 @@ def parse_grading_report(data: str | bytes | Mapping[str, Any]) -> RunGroupRepor
     items = obj["competition_reports"]
     if not isinstance(items, list):
         raise MalformedReport(f"competition_reports: expected a list, got {_kind(items)}")
-    reports = tuple(
-        parse_competition_report(item, where=f"competition_reports[{i}]") for i, item in enumerate(items)
-    )
+    reports = tuple(parse_competition_report(item, where=f"competition_reports[{i}]") for i, item in enumerate(items))
     return RunGroupReport(competition_reports=reports, claimed_totals=parse_totals(obj))
 
 
@@ -75,9 +73,7 @@ def parse_competition_report(obj: Any, *, where: str = "report") -> CompetitionR
 
     competition_id = obj["competition_id"]
     if not isinstance(competition_id, str) or not competition_id.strip():
-        raise MalformedReport(
-            f"{where}.competition_id: expected a non-empty string, got {_show(competition_id)}"
-        )
+        raise MalformedReport(f"{where}.competition_id: expected a non-empty string, got {_show(competition_id)}")
     score = obj["score"]
     if score is not None:
         score = _number(score, f"{where}.score", "a number or null")
@@ -97,8 +93,7 @@ def parse_competition_report(obj: Any, *, where: str = "report") -> CompetitionR
     created_at = obj["created_at"]
     if not isinstance(created_at, str) or not _is_iso(created_at):
         raise MalformedReport(
-            f"{where}.created_at: expected an ISO date-time such as 2025-05-07T14:59:41.765720, "
-            f"got {_show(created_at)}"
+            f"{where}.created_at: expected an ISO date-time such as 2025-05-07T14:59:41.765720, got {_show(created_at)}"
         )
     path = obj["submission_path"]
     if not isinstance(path, str):

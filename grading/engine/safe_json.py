@@ -37,7 +37,7 @@ class _Refused:
         self.why = why
 
 
-def loads(data: bytes | str, *, allow_nan: bool = False, object_pairs_hook: Any = None) -> Any:
+def loads(data: str | bytes | bytearray, *, allow_nan: bool = False, object_pairs_hook: Any = None) -> Any:
     """Parse JSON text (UTF-8 bytes, with or without a BOM). ``allow_nan`` admits ``NaN``, which
     MLE-bench writes for a NaN score; Infinity and numbers too large for a float are always refused."""
     try:
@@ -53,9 +53,7 @@ def loads(data: bytes | str, *, allow_nan: bool = False, object_pairs_hook: Any 
             object_pairs_hook=object_pairs_hook,
         )
     except RecursionError:
-        raise UnsafeJson(
-            f"nests objects or lists more than {MAX_DEPTH} levels deep", path=_deep_path(text)
-        ) from None
+        raise UnsafeJson(f"nests objects or lists more than {MAX_DEPTH} levels deep", path=_deep_path(text)) from None
     except json.JSONDecodeError as exc:
         raise UnsafeJson(f"is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
     _check(value)
@@ -92,10 +90,12 @@ def _check(value: Any) -> None:
         if isinstance(item, (dict, list)):
             if depth >= MAX_DEPTH:
                 raise UnsafeJson(f"nests objects or lists more than {MAX_DEPTH} levels deep", path=path)
-            children = item.items() if isinstance(item, dict) else enumerate(item)
-            for key, child in children:
-                child_path = f"{path}[{key}]" if isinstance(item, list) else (f"{path}.{key}" if path else key)
-                stack.append((child, child_path, depth + 1))
+            if isinstance(item, dict):
+                for key, child in item.items():  # JSON object keys are always str
+                    stack.append((child, f"{path}.{key}" if path else key, depth + 1))
+            else:
+                for index, child in enumerate(item):
+                    stack.append((child, f"{path}[{index}]", depth + 1))
 
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{},:]')

@@ -55,7 +55,9 @@ def honest_size(
     may hold (h-and-m's ``prediction``: 12)."""
     lengths = list_lengths or {}
     widths = [
-        _column_bytes([f[name] for f in frames if name in f.columns], is_id=name == id_column, list_length=lengths.get(name))
+        _column_bytes(
+            [f[name] for f in frames if name in f.columns], is_id=name == id_column, list_length=lengths.get(name)
+        )
         for name in columns
     ]
     header = sum(len(str(name).encode("utf-8")) + QUOTES for name in columns) + max(len(columns) - 1, 0) + LINE_END

@@ -90,8 +90,7 @@ def _refuse_known_binary(head: bytes) -> None:
     for magic, what in _MAGIC:
         if head.startswith(magic):
             raise InvalidSubmission(
-                f"the file is {what}, not a comma-separated text file; "
-                "save the predictions as a plain UTF-8 .csv"
+                f"the file is {what}, not a comma-separated text file; save the predictions as a plain UTF-8 .csv"
             )
     # pandas reads a NUL inside a value as a character, and MLE-bench may then score the file, so a
     # NUL in the data is the grader's business. In the header it means a binary or UTF-16 file whose

@@ -6,117 +6,200 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('competitions', '0001_registry'),
+        ("accounts", "0001_initial"),
+        ("competitions", "0001_registry"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Submission',
+            name="Submission",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('status', models.CharField(choices=[('received', 'Received'), ('validating', 'Validating'), ('grading', 'Grading'), ('checking', 'Checking'), ('in_review', 'In Review'), ('published', 'Published'), ('rejected', 'Rejected'), ('failed', 'Failed')], default='received', max_length=12)),
-                ('status_reason', models.TextField(blank=True)),
-                ('status_changed_at', models.DateTimeField(auto_now_add=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('manifest', models.JSONField(blank=True, default=dict)),
-                ('bundle_name', models.CharField(blank=True, help_text='Path of the archive in private storage', max_length=300)),
-                ('bundle_bytes', models.PositiveBigIntegerField(default=0)),
-                ('report_only', models.BooleanField(default=False)),
-                ('progress_done', models.PositiveIntegerField(default=0)),
-                ('progress_total', models.PositiveIntegerField(default=0)),
-                ('comparable', models.BooleanField(default=False)),
-                ('aggregation_version', models.CharField(blank=True, max_length=30)),
-                ('notified_at', models.DateTimeField(blank=True, null=True)),
-                ('benchmark', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='submissions', to='competitions.benchmark')),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('team', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='submissions', to='accounts.team')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("received", "Received"),
+                            ("validating", "Validating"),
+                            ("grading", "Grading"),
+                            ("checking", "Checking"),
+                            ("in_review", "In Review"),
+                            ("published", "Published"),
+                            ("rejected", "Rejected"),
+                            ("failed", "Failed"),
+                        ],
+                        default="received",
+                        max_length=12,
+                    ),
+                ),
+                ("status_reason", models.TextField(blank=True)),
+                ("status_changed_at", models.DateTimeField(auto_now_add=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("manifest", models.JSONField(blank=True, default=dict)),
+                (
+                    "bundle_name",
+                    models.CharField(blank=True, help_text="Path of the archive in private storage", max_length=300),
+                ),
+                ("bundle_bytes", models.PositiveBigIntegerField(default=0)),
+                ("report_only", models.BooleanField(default=False)),
+                ("progress_done", models.PositiveIntegerField(default=0)),
+                ("progress_total", models.PositiveIntegerField(default=0)),
+                ("comparable", models.BooleanField(default=False)),
+                ("aggregation_version", models.CharField(blank=True, max_length=30)),
+                ("notified_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "benchmark",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="submissions",
+                        to="competitions.benchmark",
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "team",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="submissions", to="accounts.team"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='Run',
+            name="Run",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seed', models.PositiveIntegerField()),
-                ('run_group', models.CharField(max_length=300)),
-                ('run_id', models.CharField(max_length=300)),
-                ('submission_file', models.CharField(blank=True, help_text='Path inside the bundle; empty: none', max_length=500)),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('grading', 'Grading'), ('done', 'Done')], default='pending', max_length=8)),
-                ('attempts', models.PositiveSmallIntegerField(default=0)),
-                ('claimed_at', models.DateTimeField(blank=True, null=True)),
-                ('graded_at', models.DateTimeField(blank=True, null=True)),
-                ('grader_version', models.CharField(blank=True, max_length=40)),
-                ('claimed', models.JSONField(blank=True, help_text="The team's own report for this run", null=True)),
-                ('regraded', models.JSONField(blank=True, help_text="The server's report (MLE-bench fields + reason)", null=True)),
-                ('score', models.FloatField(blank=True, null=True)),
-                ('valid_submission', models.BooleanField(default=False)),
-                ('any_medal', models.BooleanField(default=False)),
-                ('competition', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='competitions.competition')),
-                ('submission', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='runs', to='grading.submission')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("seed", models.PositiveIntegerField()),
+                ("run_group", models.CharField(max_length=300)),
+                ("run_id", models.CharField(max_length=300)),
+                (
+                    "submission_file",
+                    models.CharField(blank=True, help_text="Path inside the bundle; empty: none", max_length=500),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("pending", "Pending"), ("grading", "Grading"), ("done", "Done")],
+                        default="pending",
+                        max_length=8,
+                    ),
+                ),
+                ("attempts", models.PositiveSmallIntegerField(default=0)),
+                ("claimed_at", models.DateTimeField(blank=True, null=True)),
+                ("graded_at", models.DateTimeField(blank=True, null=True)),
+                ("grader_version", models.CharField(blank=True, max_length=40)),
+                ("claimed", models.JSONField(blank=True, help_text="The team's own report for this run", null=True)),
+                (
+                    "regraded",
+                    models.JSONField(
+                        blank=True, help_text="The server's report (MLE-bench fields + reason)", null=True
+                    ),
+                ),
+                ("score", models.FloatField(blank=True, null=True)),
+                ("valid_submission", models.BooleanField(default=False)),
+                ("any_medal", models.BooleanField(default=False)),
+                (
+                    "competition",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="competitions.competition"
+                    ),
+                ),
+                (
+                    "submission",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="runs", to="grading.submission"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['competition__slug', 'seed'],
+                "ordering": ["competition__slug", "seed"],
             },
         ),
         migrations.CreateModel(
-            name='Flag',
+            name="Flag",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('code', models.CharField(max_length=40)),
-                ('severity', models.CharField(choices=[('blocking', 'Blocking'), ('warning', 'Warning'), ('info', 'Info')], max_length=8)),
-                ('tiers', models.JSONField(default=list)),
-                ('message', models.TextField()),
-                ('evidence', models.JSONField(default=dict)),
-                ('key', models.CharField(help_text='What the flag is about, unique per code (e.g. competition/seed)', max_length=200)),
-                ('resolution', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('submission', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='flags', to='grading.submission')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("code", models.CharField(max_length=40)),
+                (
+                    "severity",
+                    models.CharField(
+                        choices=[("blocking", "Blocking"), ("warning", "Warning"), ("info", "Info")], max_length=8
+                    ),
+                ),
+                ("tiers", models.JSONField(default=list)),
+                ("message", models.TextField()),
+                ("evidence", models.JSONField(default=dict)),
+                (
+                    "key",
+                    models.CharField(
+                        help_text="What the flag is about, unique per code (e.g. competition/seed)", max_length=200
+                    ),
+                ),
+                ("resolution", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "submission",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="flags", to="grading.submission"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['severity', 'code', 'key'],
+                "ordering": ["severity", "code", "key"],
             },
         ),
         migrations.CreateModel(
-            name='TierAggregate',
+            name="TierAggregate",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('tier', models.CharField(max_length=10)),
-                ('kind', models.CharField(choices=[('complete', 'Complete'), ('padded', 'Padded')], max_length=8)),
-                ('data', models.JSONField(help_text="SPEC's AGG, or null when no seed qualifies", null=True)),
-                ('version', models.CharField(max_length=30)),
-                ('submission', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='aggregates', to='grading.submission')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("tier", models.CharField(max_length=10)),
+                ("kind", models.CharField(choices=[("complete", "Complete"), ("padded", "Padded")], max_length=8)),
+                ("data", models.JSONField(help_text="SPEC's AGG, or null when no seed qualifies", null=True)),
+                ("version", models.CharField(max_length=30)),
+                (
+                    "submission",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="aggregates", to="grading.submission"
+                    ),
+                ),
             ],
         ),
         migrations.AddIndex(
-            model_name='submission',
-            index=models.Index(fields=['team', 'created_at'], name='grading_sub_team_id_e9406c_idx'),
+            model_name="submission",
+            index=models.Index(fields=["team", "created_at"], name="grading_sub_team_id_e9406c_idx"),
         ),
         migrations.AddIndex(
-            model_name='submission',
-            index=models.Index(fields=['status', 'status_changed_at'], name='grading_sub_status_b403c0_idx'),
+            model_name="submission",
+            index=models.Index(fields=["status", "status_changed_at"], name="grading_sub_status_b403c0_idx"),
         ),
         migrations.AddConstraint(
-            model_name='run',
-            constraint=models.UniqueConstraint(fields=('submission', 'competition', 'seed'), name='run_unique_seed'),
+            model_name="run",
+            constraint=models.UniqueConstraint(fields=("submission", "competition", "seed"), name="run_unique_seed"),
         ),
         migrations.AddConstraint(
-            model_name='run',
-            constraint=models.UniqueConstraint(fields=('submission', 'run_group', 'run_id'), name='run_unique_id'),
+            model_name="run",
+            constraint=models.UniqueConstraint(fields=("submission", "run_group", "run_id"), name="run_unique_id"),
         ),
         migrations.AddConstraint(
-            model_name='flag',
-            constraint=models.UniqueConstraint(fields=('submission', 'code', 'key'), name='flag_unique'),
+            model_name="flag",
+            constraint=models.UniqueConstraint(fields=("submission", "code", "key"), name="flag_unique"),
         ),
         migrations.AddConstraint(
-            model_name='tieraggregate',
-            constraint=models.UniqueConstraint(fields=('submission', 'tier', 'kind'), name='aggregate_unique'),
+            model_name="tieraggregate",
+            constraint=models.UniqueConstraint(fields=("submission", "tier", "kind"), name="aggregate_unique"),
         ),
     ]

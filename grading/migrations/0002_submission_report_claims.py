@@ -4,15 +4,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('grading', '0001_pipeline'),
+        ("grading", "0001_pipeline"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='submission',
-            name='report_claims',
-            field=models.JSONField(blank=True, default=dict, help_text="Read from the team's own reports at intake: entries per competition and the problems found"),
+            model_name="submission",
+            name="report_claims",
+            field=models.JSONField(
+                blank=True,
+                default=dict,
+                help_text="Read from the team's own reports at intake: entries per competition and the problems found",
+            ),
         ),
     ]

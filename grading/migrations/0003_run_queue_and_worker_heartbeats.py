@@ -4,50 +4,55 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('grading', '0002_submission_report_claims'),
+        ("grading", "0002_submission_report_claims"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='WorkerHeartbeat',
+            name="WorkerHeartbeat",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(help_text='host:pid:nonce of the process', max_length=200, unique=True)),
-                ('beat_at', models.DateTimeField()),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(help_text="host:pid:nonce of the process", max_length=200, unique=True)),
+                ("beat_at", models.DateTimeField()),
             ],
         ),
         migrations.AddField(
-            model_name='run',
-            name='queue_rank',
-            field=models.PositiveIntegerField(blank=True, help_text='Order of dispatch within its submission', null=True),
+            model_name="run",
+            name="queue_rank",
+            field=models.PositiveIntegerField(
+                blank=True, help_text="Order of dispatch within its submission", null=True
+            ),
         ),
         migrations.AddField(
-            model_name='run',
-            name='queued_at',
+            model_name="run",
+            name="queued_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='run',
-            name='worker',
-            field=models.CharField(blank=True, help_text='The worker process that claimed it last', max_length=200),
+            model_name="run",
+            name="worker",
+            field=models.CharField(blank=True, help_text="The worker process that claimed it last", max_length=200),
         ),
         migrations.AlterField(
-            model_name='run',
-            name='status',
-            field=models.CharField(choices=[('pending', 'Pending'), ('queued', 'Queued'), ('grading', 'Grading'), ('done', 'Done')], default='pending', max_length=8),
+            model_name="run",
+            name="status",
+            field=models.CharField(
+                choices=[("pending", "Pending"), ("queued", "Queued"), ("grading", "Grading"), ("done", "Done")],
+                default="pending",
+                max_length=8,
+            ),
         ),
         migrations.AddIndex(
-            model_name='run',
-            index=models.Index(fields=['submission', 'status', 'queue_rank'], name='run_dispatch_order'),
+            model_name="run",
+            index=models.Index(fields=["submission", "status", "queue_rank"], name="run_dispatch_order"),
         ),
         migrations.AddIndex(
-            model_name='run',
-            index=models.Index(fields=['status', 'queued_at'], name='run_status_queued'),
+            model_name="run",
+            index=models.Index(fields=["status", "queued_at"], name="run_status_queued"),
         ),
         migrations.AddIndex(
-            model_name='run',
-            index=models.Index(fields=['claimed_at'], name='run_claimed'),
+            model_name="run",
+            index=models.Index(fields=["claimed_at"], name="run_claimed"),
         ),
     ]

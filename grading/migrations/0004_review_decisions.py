@@ -6,77 +6,160 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('grading', '0003_run_queue_and_worker_heartbeats'),
+        ("grading", "0003_run_queue_and_worker_heartbeats"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='flag',
-            name='decided_at',
+            model_name="flag",
+            name="decided_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='flag',
-            name='decided_by',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="flag",
+            name="decided_by",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='flag',
-            name='decision',
-            field=models.CharField(blank=True, choices=[('accept', 'Accept'), ('non_comparable', 'Non Comparable'), ('reject', 'Reject'), ('request_changes', 'Request Changes')], max_length=20),
+            model_name="flag",
+            name="decision",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("accept", "Accept"),
+                    ("non_comparable", "Non Comparable"),
+                    ("reject", "Reject"),
+                    ("request_changes", "Request Changes"),
+                ],
+                max_length=20,
+            ),
         ),
         migrations.AddField(
-            model_name='flag',
-            name='fingerprint',
+            model_name="flag",
+            name="fingerprint",
             field=models.CharField(blank=True, max_length=64),
         ),
         migrations.AddField(
-            model_name='submission',
-            name='comparability',
+            model_name="submission",
+            name="comparability",
             field=models.JSONField(blank=True, default=dict),
         ),
         migrations.AddField(
-            model_name='submission',
-            name='replaces',
-            field=models.ForeignKey(blank=True, help_text='The earlier submission a maintainer asked the team to upload again', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='replaced_by', to='grading.submission'),
+            model_name="submission",
+            name="replaces",
+            field=models.ForeignKey(
+                blank=True,
+                help_text="The earlier submission a maintainer asked the team to upload again",
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="replaced_by",
+                to="grading.submission",
+            ),
         ),
         migrations.AddField(
-            model_name='submission',
-            name='review_decision',
+            model_name="submission",
+            name="review_decision",
             field=models.CharField(blank=True, max_length=20),
         ),
         migrations.AddField(
-            model_name='submission',
-            name='review_reason',
+            model_name="submission",
+            name="review_reason",
             field=models.TextField(blank=True),
         ),
         migrations.AlterField(
-            model_name='flag',
-            name='resolution',
+            model_name="flag",
+            name="resolution",
             field=models.TextField(blank=True, help_text="The decision's public reason"),
         ),
         migrations.AlterField(
-            model_name='submission',
-            name='status',
-            field=models.CharField(choices=[('received', 'Received'), ('validating', 'Validating'), ('grading', 'Grading'), ('checking', 'Checking'), ('in_review', 'In Review'), ('published', 'Published'), ('rejected', 'Rejected'), ('changes_requested', 'Changes Requested'), ('failed', 'Failed')], default='received', max_length=20),
+            model_name="submission",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("received", "Received"),
+                    ("validating", "Validating"),
+                    ("grading", "Grading"),
+                    ("checking", "Checking"),
+                    ("in_review", "In Review"),
+                    ("published", "Published"),
+                    ("rejected", "Rejected"),
+                    ("changes_requested", "Changes Requested"),
+                    ("failed", "Failed"),
+                ],
+                default="received",
+                max_length=20,
+            ),
         ),
         migrations.CreateModel(
-            name='ReviewEvent',
+            name="ReviewEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('decision', 'Decision'), ('team_answer', 'Team Answer'), ('reopened', 'Reopened'), ('published', 'Published')], max_length=12)),
-                ('decision', models.CharField(blank=True, choices=[('accept', 'Accept'), ('non_comparable', 'Non Comparable'), ('reject', 'Reject'), ('request_changes', 'Request Changes')], max_length=20)),
-                ('reason', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('actor', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('flag', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='events', to='grading.flag')),
-                ('submission', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='review_events', to='grading.submission')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("decision", "Decision"),
+                            ("team_answer", "Team Answer"),
+                            ("reopened", "Reopened"),
+                            ("published", "Published"),
+                        ],
+                        max_length=12,
+                    ),
+                ),
+                (
+                    "decision",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("accept", "Accept"),
+                            ("non_comparable", "Non Comparable"),
+                            ("reject", "Reject"),
+                            ("request_changes", "Request Changes"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("reason", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "actor",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "flag",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="events",
+                        to="grading.flag",
+                    ),
+                ),
+                (
+                    "submission",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="review_events",
+                        to="grading.submission",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created_at', 'pk'],
+                "ordering": ["created_at", "pk"],
             },
         ),
     ]

@@ -5,19 +5,28 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('grading', '0004_review_decisions'),
+        ("grading", "0004_review_decisions"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='CheckIndex',
+            name="CheckIndex",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('data', models.JSONField(default=dict, help_text='{"submission_hashes": {sha256: run}, "code": {run: text}}')),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('submission', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='check_index', to='grading.submission')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "data",
+                    models.JSONField(
+                        default=dict, help_text='{"submission_hashes": {sha256: run}, "code": {run: text}}'
+                    ),
+                ),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "submission",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="check_index", to="grading.submission"
+                    ),
+                ),
             ],
         ),
     ]

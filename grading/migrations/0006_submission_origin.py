@@ -5,27 +5,38 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('competitions', '0004_known_issues'),
-        ('grading', '0005_check_index'),
+        ("accounts", "0001_initial"),
+        ("competitions", "0004_known_issues"),
+        ("grading", "0005_check_index"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='submission',
-            name='external_id',
-            field=models.CharField(blank=True, help_text='What an imported entry is in the board it came from (its experiment id)', max_length=200),
+            model_name="submission",
+            name="external_id",
+            field=models.CharField(
+                blank=True,
+                help_text="What an imported entry is in the board it came from (its experiment id)",
+                max_length=200,
+            ),
         ),
         migrations.AddField(
-            model_name='submission',
-            name='origin',
-            field=models.CharField(choices=[('upload', 'Upload'), ('hosted', 'Hosted'), ('import', 'Import')], default='upload', max_length=8),
+            model_name="submission",
+            name="origin",
+            field=models.CharField(
+                choices=[("upload", "Upload"), ("hosted", "Hosted"), ("import", "Import")],
+                default="upload",
+                max_length=8,
+            ),
         ),
         migrations.AddConstraint(
-            model_name='submission',
-            constraint=models.UniqueConstraint(condition=models.Q(('external_id', ''), _negated=True), fields=('benchmark', 'origin', 'external_id'), name='submission_unique_external_id'),
+            model_name="submission",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("external_id", ""), _negated=True),
+                fields=("benchmark", "origin", "external_id"),
+                name="submission_unique_external_id",
+            ),
         ),
     ]

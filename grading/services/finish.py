@@ -5,6 +5,7 @@ import json
 import logging
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.core.mail import send_mail
@@ -18,13 +19,19 @@ from grading.bundles.errors import BundleError
 from grading.bundles.manifest import parse_manifest
 from grading.checks import duplicate_submissions
 from grading.checks.context import (
-    BoardVersion, CheckContext, CheckSettings, CompetitionFacts, KnownIssue, OtherEntry, RunFiles,
+    BoardVersion,
+    CheckContext,
+    CheckSettings,
+    CompetitionFacts,
+    KnownIssue,
+    OtherEntry,
+    RunFiles,
 )
+from grading.engine.aggregation import AGGREGATION_VERSION, RunOutcome, aggregate, format_mean_sem
+from grading.engine.tiers import TIER_SPLITS, tiers_of_split
 from grading.models import CheckIndex, Flag, ReviewEvent, Run, Submission, TierAggregate
 from grading.services.publication import submission_publish_if_ready
 from grading.services.submissions import submission_bundle_root
-from grading.engine.aggregation import AGGREGATION_VERSION, RunOutcome, aggregate, format_mean_sem
-from grading.engine.tiers import TIER_SPLITS, tiers_of_split
 
 logger = logging.getLogger(__name__)
 S = Submission.Status
@@ -40,16 +47,22 @@ def run_outcome(run: Run, *, claimed: bool = False) -> RunOutcome:
     are self-reported) the team's own report."""
     report = (run.claimed if claimed else run.regraded) or {}
     return RunOutcome(
-        competition_id=run.competition.slug, seed=run.seed,
-        submission_exists=bool(report.get("submission_exists")), valid_submission=bool(report.get("valid_submission")),
-        gold=bool(report.get("gold_medal")), silver=bool(report.get("silver_medal")),
-        bronze=bool(report.get("bronze_medal")), above_median=bool(report.get("above_median")),
+        competition_id=run.competition.slug,
+        seed=run.seed,
+        submission_exists=bool(report.get("submission_exists")),
+        valid_submission=bool(report.get("valid_submission")),
+        gold=bool(report.get("gold_medal")),
+        silver=bool(report.get("silver_medal")),
+        bronze=bool(report.get("bronze_medal")),
+        above_median=bool(report.get("above_median")),
         medals_known=report.get("medals_known", True),
     )
 
 
 def submission_finish(*, submission_id: int) -> None:
-    submission = Submission.objects.select_related("team", "benchmark").filter(pk=submission_id, status=S.CHECKING).first()
+    submission = (
+        Submission.objects.select_related("team", "benchmark").filter(pk=submission_id, status=S.CHECKING).first()
+    )
     if submission is None:
         return
     runs = list(Run.objects.filter(submission=submission).select_related("competition"))
@@ -63,9 +76,13 @@ def submission_finish(*, submission_id: int) -> None:
         for tier, split in members.items():
             for kind in TierAggregate.Kind:
                 TierAggregate.objects.update_or_create(
-                    submission=submission, tier=tier, kind=kind,
-                    defaults={"data": aggregate(outcomes, split=split, padded=kind == TierAggregate.Kind.PADDED),
-                              "version": AGGREGATION_VERSION},
+                    submission=submission,
+                    tier=tier,
+                    kind=kind,
+                    defaults={
+                        "data": aggregate(outcomes, split=split, padded=kind == TierAggregate.Kind.PADDED),
+                        "version": AGGREGATION_VERSION,
+                    },
                 )
         flags_store(submission_id=submission_id, flags=flags)
         Submission.objects.filter(pk=submission_id).update(aggregation_version=AGGREGATION_VERSION)
@@ -76,8 +93,12 @@ def submission_finish(*, submission_id: int) -> None:
 
 def flag_fingerprint(flag: checks.FlagData) -> str:
     """What a maintainer's decision was about: a re-check that changes any of it reopens the decision."""
-    body = json.dumps([flag.code, flag.key, flag.severity, sorted(flag.tiers), flag.message, flag.evidence],
-                      sort_keys=True, default=str, ensure_ascii=True)
+    body = json.dumps(
+        [flag.code, flag.key, flag.severity, sorted(flag.tiers), flag.message, flag.evidence],
+        sort_keys=True,
+        default=str,
+        ensure_ascii=True,
+    )
     return hashlib.sha256(body.encode()).hexdigest()
 
 
@@ -87,8 +108,13 @@ def flags_store(*, submission_id: int, flags: list[checks.FlagData]) -> None:
     existing = {(f.code, f.key): f for f in Flag.objects.select_for_update().filter(submission_id=submission_id)}
     for flag in flags:
         fingerprint = flag_fingerprint(flag)
-        fields = {"severity": flag.severity, "tiers": flag.tiers, "message": flag.message, "evidence": flag.evidence,
-                  "fingerprint": fingerprint}
+        fields: dict[str, Any] = {
+            "severity": flag.severity,
+            "tiers": flag.tiers,
+            "message": flag.message,
+            "evidence": flag.evidence,
+            "fingerprint": fingerprint,
+        }
         row = existing.pop((flag.code, flag.key), None)
         if row is None:
             Flag.objects.create(submission_id=submission_id, code=flag.code, key=flag.key, **fields)
@@ -99,9 +125,11 @@ def flags_store(*, submission_id: int, flags: list[checks.FlagData]) -> None:
         if decided and row.fingerprint:
             fields.update(decision="", decided_by=None, decided_at=None, resolution="")
             ReviewEvent.objects.create(
-                submission_id=submission_id, flag=row, kind=ReviewEvent.Kind.REOPENED,
+                submission_id=submission_id,
+                flag=row,
+                kind=ReviewEvent.Kind.REOPENED,
                 reason=f"The re-check changed the evidence of {flag.code} ({flag.key}); the earlier decision "
-                       f"({row.decision or 'resolved'}) no longer applies.",
+                f"({row.decision or 'resolved'}) no longer applies.",
             )
         Flag.objects.filter(pk=row.pk).update(**fields)
     stale = [row.pk for row in existing.values() if not row.decision and not row.resolution]
@@ -120,26 +148,38 @@ def check_context(*, submission: Submission, runs: list[Run], members: dict[str,
     for run in runs:
         folder = layout_root / "runs" / run.run_group / run.run_id if layout_root else None
         file = root / run.submission_file if run.submission_file else None
-        run_files.append(RunFiles(
-            competition_id=run.competition.slug, seed=run.seed, run_path=f"runs/{run.run_group}/{run.run_id}",
-            folder=folder if folder is not None and folder.is_dir() else None,
-            submission=file if file is not None and file.is_file() else None,
-            claimed=run.claimed, regraded=run.regraded or {},
-        ))
+        run_files.append(
+            RunFiles(
+                competition_id=run.competition.slug,
+                seed=run.seed,
+                run_path=f"runs/{run.run_group}/{run.run_id}",
+                folder=folder if folder is not None and folder.is_dir() else None,
+                submission=file if file is not None and file.is_file() else None,
+                claimed=run.claimed,
+                regraded=run.regraded or {},
+            )
+        )
     benchmark = submission.benchmark
     return CheckContext(
-        manifest=manifest, runs=tuple(run_files), report_claims=submission.report_claims or {},
-        report_only=submission.report_only, competitions=competition_facts(benchmark_id=benchmark.pk),
-        tier_members=members, known_issues=known_issues(benchmark_id=benchmark.pk),
+        manifest=manifest,
+        runs=tuple(run_files),
+        report_claims=submission.report_claims or {},
+        report_only=submission.report_only,
+        competitions=competition_facts(benchmark_id=benchmark.pk),
+        tier_members=members,
+        known_issues=known_issues(benchmark_id=benchmark.pk),
         board=BoardVersion(name=benchmark.name, version=benchmark.version, commit=benchmark.commit),
-        other_entries=tuple(_other_entries(submission)), settings=check_settings(),
+        other_entries=tuple(_other_entries(submission)),
+        settings=check_settings(),
     )
 
 
 def check_settings() -> CheckSettings:
     return CheckSettings(
-        scan_max_hits=settings.CHECK_SCAN_MAX_HITS, scan_context_lines=settings.CHECK_SCAN_CONTEXT_LINES,
-        scan_max_line_bytes=settings.CHECK_SCAN_MAX_LINE_BYTES, scan_max_bytes=settings.CHECK_SCAN_MAX_BYTES,
+        scan_max_hits=settings.CHECK_SCAN_MAX_HITS,
+        scan_context_lines=settings.CHECK_SCAN_CONTEXT_LINES,
+        scan_max_line_bytes=settings.CHECK_SCAN_MAX_LINE_BYTES,
+        scan_max_bytes=settings.CHECK_SCAN_MAX_BYTES,
         implausible_margin=settings.CHECK_IMPLAUSIBLE_MARGIN_PERCENT / 100,
         code_similarity=settings.CHECK_CODE_SIMILARITY_PERCENT / 100,
         runtime_tolerance=settings.CHECK_RUNTIME_TOLERANCE_PERCENT / 100,
@@ -149,10 +189,15 @@ def check_settings() -> CheckSettings:
 def competition_facts(*, benchmark_id: int) -> dict[str, CompetitionFacts]:
     return {
         c.slug: CompetitionFacts(
-            slug=c.slug, answers_file=c.answers_file, higher_is_better=c.higher_is_better,
-            is_lower_better=c.is_lower_better, gold_threshold=c.gold_threshold, median_threshold=c.median_threshold,
+            slug=c.slug,
+            answers_file=c.answers_file,
+            higher_is_better=c.higher_is_better,
+            is_lower_better=c.is_lower_better,
+            gold_threshold=c.gold_threshold,
+            median_threshold=c.median_threshold,
             leaderboard_best=c.leaderboard_scores[0] if c.leaderboard_scores else None,
-            submission_columns=tuple(c.submission_columns or ()), id_column=c.id_column,
+            submission_columns=tuple(c.submission_columns or ()),
+            id_column=c.id_column,
         )
         for c in Competition.objects.filter(benchmark_id=benchmark_id)
     }
@@ -186,13 +231,20 @@ def _index_write(*, submission: Submission, context: CheckContext) -> None:
 
 
 def _other_entries(submission: Submission) -> list[OtherEntry]:
-    others = (CheckIndex.objects.filter(submission__benchmark_id=submission.benchmark_id)
-              .exclude(submission__team_id=submission.team_id)
-              .exclude(submission__status__in=Submission.NOT_COUNTED)
-              .select_related("submission__team").order_by("submission_id"))
+    others = (
+        CheckIndex.objects.filter(submission__benchmark_id=submission.benchmark_id)
+        .exclude(submission__team_id=submission.team_id)
+        .exclude(submission__status__in=Submission.NOT_COUNTED)
+        .select_related("submission__team")
+        .order_by("submission_id")
+    )
     return [
-        OtherEntry(submission_id=index.submission_id, team=index.submission.team.name,
-                   submission_hashes=index.data.get("submission_hashes") or {}, code=index.data.get("code") or {})
+        OtherEntry(
+            submission_id=index.submission_id,
+            team=index.submission.team.name,
+            submission_hashes=index.data.get("submission_hashes") or {},
+            code=index.data.get("code") or {},
+        )
         for index in others.iterator()
     ]
 
@@ -212,7 +264,9 @@ def submission_notify(*, submission_id: int) -> None:
     for agg in submission.aggregates.filter(kind=TierAggregate.Kind.COMPLETE).order_by("tier"):
         if agg.data:
             lines.append(f"{agg.tier}: any medal {format_mean_sem(agg.data)} % over {agg.data['seeds']} seed(s)")
-    send_mail(subject=f"Submission {submission.pk}: {submission.status}", message="\n".join(lines),
-              from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=recipients)
-
-
+    send_mail(
+        subject=f"Submission {submission.pk}: {submission.status}",
+        message="\n".join(lines),
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        recipient_list=recipients,
+    )

@@ -38,7 +38,9 @@ def release_memory() -> None:
         pass
 
 
-def grade_file(*, competition: Competition, submission_path: Path | None, display_path: str | None = None) -> CompetitionReport:
+def grade_file(
+    *, competition: Competition, submission_path: Path | None, display_path: str | None = None
+) -> CompetitionReport:
     """Re-grade one submission.csv. Bad files give an invalid report with a reason; a competition without
     answers or grader raises NotGradable, one without a leaderboard is graded with its medals unknown."""
     answers_path, grader, medal_rule = grading_setup(competition)

@@ -92,8 +92,7 @@ def _check_run_count(bundle: Bundle, competitions: dict[str, Competition]) -> No
     if count > most:
         raise BundleError(
             "too_many_runs",
-            f"the bundle holds {count} runs of {competition_id}; at most {most} seeds of one competition "
-            "are graded",
+            f"the bundle holds {count} runs of {competition_id}; at most {most} seeds of one competition are graded",
             {"competition_id": competition_id, "runs": count, "limit": most},
         )
 
@@ -132,9 +131,12 @@ def _replaced(*, team: Team, replaces_id: int | None) -> Submission | None:
         return None
     replaced = Submission.objects.filter(pk=replaces_id, team=team, status=Submission.Status.CHANGES_REQUESTED).first()
     if replaced is None:
-        raise SubmissionRefused(status=400, code="invalid_replaces",
-                                message=f"replaces={replaces_id}: only a submission of your team whose changes a "
-                                        "maintainer requested can be replaced.")
+        raise SubmissionRefused(
+            status=400,
+            code="invalid_replaces",
+            message=f"replaces={replaces_id}: only a submission of your team whose changes a "
+            "maintainer requested can be replaced.",
+        )
     return replaced
 
 
@@ -145,14 +147,22 @@ def submission_create(*, team: Team, user, upload: UploadedFile, replaces_id: in
     `replaces_id` names the team's submission in changes_requested that this upload replaces.
     """
     replaces = _replaced(team=team, replaces_id=replaces_id)
-    if upload.size > settings.BUNDLE_MAX_BYTES:
-        raise SubmissionRefused(status=413, code="too_large",
-                                message=f"The bundle is {upload.size} bytes; the limit is {settings.BUNDLE_MAX_BYTES}.")
+    size = upload.size
+    assert size is not None, "Django's upload handlers always record an upload's size"
+    if size > settings.BUNDLE_MAX_BYTES:
+        raise SubmissionRefused(
+            status=413,
+            code="too_large",
+            message=f"The bundle is {size} bytes; the limit is {settings.BUNDLE_MAX_BYTES}.",
+        )
     _check_quota(team)
     benchmark = current_benchmark()
     if benchmark is None:
-        raise SubmissionRefused(status=503, code="no_benchmark",
-                                message="No benchmark is loaded on this portal yet; an operator runs load_competitions.")
+        raise SubmissionRefused(
+            status=503,
+            code="no_benchmark",
+            message="No benchmark is loaded on this portal yet; an operator runs load_competitions.",
+        )
     competitions = {c.slug: c for c in Competition.objects.filter(benchmark=benchmark)}
 
     staging = Path(settings.PRIVATE_ROOT) / "submissions" / f"incoming-{uuid.uuid4().hex}"
@@ -161,8 +171,12 @@ def submission_create(*, team: Team, user, upload: UploadedFile, replaces_id: in
     try:
         _keep_upload(upload, archive)
         submission_limits = _submission_limits(benchmark)
-        bundle = read_bundle(archive=archive, target=staging / "bundle", known_competition_ids=competitions.keys(),
-                             limits=_limits(submission_limits))
+        bundle = read_bundle(
+            archive=archive,
+            target=staging / "bundle",
+            known_competition_ids=competitions.keys(),
+            limits=_limits(submission_limits),
+        )
         _check_submission_sizes(bundle, submission_limits)
         _check_run_count(bundle, competitions)
         from grading.tasks import validate_submission
@@ -172,9 +186,15 @@ def submission_create(*, team: Team, user, upload: UploadedFile, replaces_id: in
             Team.objects.select_for_update().filter(pk=team.pk).first()
             _check_quota(team)
             submission = Submission.objects.create(
-                team=team, created_by=user, benchmark=benchmark, manifest=dict(bundle.manifest.raw),
-                bundle_bytes=upload.size, report_only=bundle.report_only, report_claims=_report_claims(bundle),
-                progress_total=len(bundle.layout.runs), replaces=replaces,
+                team=team,
+                created_by=user,
+                benchmark=benchmark,
+                manifest=dict(bundle.manifest.raw),
+                bundle_bytes=size,
+                report_only=bundle.report_only,
+                report_claims=_report_claims(bundle),
+                progress_total=len(bundle.layout.runs),
+                replaces=replaces,
             )
             Run.objects.bulk_create(_runs_for(submission, bundle, competitions))
             final = submission_folder(submission)
@@ -202,9 +222,10 @@ def _check_quota(team: Team) -> None:
     used = quota_used(team=team)
     if used >= settings.SUBMISSION_DAILY_QUOTA:
         raise SubmissionRefused(
-            status=429, code="quota_exceeded",
+            status=429,
+            code="quota_exceeded",
             message=f"{team.name} made {used} submissions in the last 24 hours; the limit is "
-                    f"{settings.SUBMISSION_DAILY_QUOTA}. Rejected and failed submissions do not count.",
+            f"{settings.SUBMISSION_DAILY_QUOTA}. Rejected and failed submissions do not count.",
         )
 
 

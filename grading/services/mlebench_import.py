@@ -22,8 +22,8 @@ from django.db import IntegrityError, transaction
 
 from competitions.models import Benchmark, Competition
 from competitions.selectors import current_benchmark
-from grading.engine.aggregation import AGGREGATION_VERSION, aggregate
 from grading.bundles.mlebench_checkout import ExperimentPlan, ImportRefused, import_plans
+from grading.engine.aggregation import AGGREGATION_VERSION, aggregate
 from grading.engine.tiers import TIERS
 from grading.models import Run, Submission, TierAggregate
 from grading.services.finish import run_outcome, tier_members
@@ -55,20 +55,21 @@ def mlebench_import(*, checkout: Path, entries: Path) -> list[ExperimentResult]:
     Raises ImportRefused, listing every problem found, and then writes nothing."""
     benchmark = current_benchmark()
     if benchmark is None:
-        raise ImportRefused("No benchmark is loaded on this portal yet: run manage.py load_competitions "
-                            "first.")
+        raise ImportRefused("No benchmark is loaded on this portal yet: run manage.py load_competitions first.")
     competitions = {c.slug: c for c in Competition.objects.filter(benchmark=benchmark)}
     members = tier_members(benchmark_id=benchmark.pk, tiers=TIERS)
-    plans = import_plans(checkout=Path(checkout), entries=Path(entries), registry=competitions.keys(),
-                         members=members)
+    plans = import_plans(checkout=Path(checkout), entries=Path(entries), registry=competitions.keys(), members=members)
     try:
         with transaction.atomic():
             team = _import_team()
-            return [_experiment_write(plan=plan, benchmark=benchmark, team=team, competitions=competitions,
-                                      members=members) for plan in plans]
+            return [
+                _experiment_write(plan=plan, benchmark=benchmark, team=team, competitions=competitions, members=members)
+                for plan in plans
+            ]
     except IntegrityError:
-        raise ImportRefused("Another import wrote the same entries at the same time; nothing of this one was "
-                            "written: run it again.") from None
+        raise ImportRefused(
+            "Another import wrote the same entries at the same time; nothing of this one was written: run it again."
+        ) from None
 
 
 def entry_manifest(*, plan: ExperimentPlan, benchmark: Benchmark) -> dict[str, Any]:
@@ -79,15 +80,24 @@ def entry_manifest(*, plan: ExperimentPlan, benchmark: Benchmark) -> dict[str, A
         agent["source_url"] = entry.source_url
     agent["open_source"] = bool(entry.source_url)
     manifest: dict[str, Any] = {
-        "schema": "bundle-v1", "agent": agent, "llms": list(entry.llms),
+        "schema": "bundle-v1",
+        "agent": agent,
+        "llms": list(entry.llms),
         "benchmark": {"name": benchmark.name, "version": benchmark.version, "split": SPLIT},
     }
     if entry.runtime_hours is not None:
         manifest["runtime_hours"] = entry.runtime_hours
-    manifest.update(notes=entry.notes, date=entry.date, imported={
-        "from": IMPORTED_FROM, "experiment_id": entry.experiment_id, "run_groups": list(plan.run_groups),
-        "reports": list(plan.reports), "content_sha256": plan.content_sha256,
-    })
+    manifest.update(
+        notes=entry.notes,
+        date=entry.date,
+        imported={
+            "from": IMPORTED_FROM,
+            "experiment_id": entry.experiment_id,
+            "run_groups": list(plan.run_groups),
+            "reports": list(plan.reports),
+            "content_sha256": plan.content_sha256,
+        },
+    )
     return manifest
 
 
@@ -97,24 +107,45 @@ def _import_team() -> Team:
         return Team.objects.create(name=IMPORT_TEAM_NAME)
     if team.memberships.exists():
         # Its members would see and answer for the imported entries: a team with people is not the import's.
-        raise ImportRefused(f"The team {team.name!r} has members, so it is not the import's own; remove them "
-                            "or rename the team, then run the import again.")
+        raise ImportRefused(
+            f"The team {team.name!r} has members, so it is not the import's own; remove them "
+            "or rename the team, then run the import again."
+        )
     return team
 
 
-def _experiment_write(*, plan: ExperimentPlan, benchmark: Benchmark, team: Team,
-                      competitions: Mapping[str, Competition],
-                      members: Mapping[str, Sequence[str]]) -> ExperimentResult:
-    existing = Submission.objects.select_for_update().filter(
-        benchmark=benchmark, origin=Submission.Origin.IMPORT, external_id=plan.entry.experiment_id
-    ).first()
-    runs = [Run(competition=competitions[r.competition_id], seed=r.seed, run_group=r.run_group,
-                run_id=r.run_id, submission_file="", status=Run.Status.DONE, claimed=r.claimed, regraded=None)
-            for r in plan.runs]
+def _experiment_write(
+    *,
+    plan: ExperimentPlan,
+    benchmark: Benchmark,
+    team: Team,
+    competitions: Mapping[str, Competition],
+    members: Mapping[str, Sequence[str]],
+) -> ExperimentResult:
+    existing = (
+        Submission.objects.select_for_update()
+        .filter(benchmark=benchmark, origin=Submission.Origin.IMPORT, external_id=plan.entry.experiment_id)
+        .first()
+    )
+    runs = [
+        Run(
+            competition=competitions[r.competition_id],
+            seed=r.seed,
+            run_group=r.run_group,
+            run_id=r.run_id,
+            submission_file="",
+            status=Run.Status.DONE,
+            claimed=r.claimed,
+            regraded=None,
+        )
+        for r in plan.runs
+    ]
     outcomes = [run_outcome(run, claimed=True) for run in runs]
     aggregates = {
-        tier: {kind.value: aggregate(outcomes, split=members[tier], padded=kind == TierAggregate.Kind.PADDED)
-               for kind in TierAggregate.Kind}
+        tier: {
+            kind.value: aggregate(outcomes, split=members[tier], padded=kind == TierAggregate.Kind.PADDED)
+            for kind in TierAggregate.Kind
+        }
         for tier in TIERS
     }
     imported = ((existing.manifest or {}).get("imported") or {}) if existing is not None else {}
@@ -122,14 +153,21 @@ def _experiment_write(*, plan: ExperimentPlan, benchmark: Benchmark, team: Team,
         return _result(plan=plan, action="unchanged", submission=existing, aggregates=aggregates)
 
     fields = {
-        "manifest": entry_manifest(plan=plan, benchmark=benchmark), "report_only": True,
+        "manifest": entry_manifest(plan=plan, benchmark=benchmark),
+        "report_only": True,
         "report_claims": {"entries_per_competition": dict(plan.entries_per_competition), "problems": []},
-        "progress_done": len(runs), "progress_total": len(runs), "aggregation_version": AGGREGATION_VERSION,
+        "progress_done": len(runs),
+        "progress_total": len(runs),
+        "aggregation_version": AGGREGATION_VERSION,
     }
     if existing is None:
         submission = Submission.objects.create(
-            team=team, benchmark=benchmark, origin=Submission.Origin.IMPORT,
-            external_id=plan.entry.experiment_id, status=Submission.Status.CHECKING, **fields,
+            team=team,
+            benchmark=benchmark,
+            origin=Submission.Origin.IMPORT,
+            external_id=plan.entry.experiment_id,
+            status=Submission.Status.CHECKING,
+            **fields,
         )
         action = "created"
     else:
@@ -144,7 +182,8 @@ def _experiment_write(*, plan: ExperimentPlan, benchmark: Benchmark, team: Team,
     Run.objects.bulk_create(runs)
     TierAggregate.objects.bulk_create(
         TierAggregate(submission=submission, tier=tier, kind=kind, data=data, version=AGGREGATION_VERSION)
-        for tier, by_kind in aggregates.items() for kind, data in by_kind.items()
+        for tier, by_kind in aggregates.items()
+        for kind, data in by_kind.items()
     )
     # No fairness checks: a report-only entry is non-comparable by the rule, and nothing else can block it.
     submission_publish_if_ready(submission_id=submission.pk)
@@ -152,8 +191,16 @@ def _experiment_write(*, plan: ExperimentPlan, benchmark: Benchmark, team: Team,
     return _result(plan=plan, action=action, submission=submission, aggregates=aggregates)
 
 
-def _result(*, plan: ExperimentPlan, action: str, submission: Submission,
-            aggregates: Mapping[str, Mapping[str, dict | None]]) -> ExperimentResult:
-    return ExperimentResult(experiment_id=plan.entry.experiment_id, agent=plan.entry.agent, action=action,
-                            submission_id=submission.pk, status=submission.status, runs=len(plan.runs),
-                            aggregates=aggregates, warnings=plan.warnings)
+def _result(
+    *, plan: ExperimentPlan, action: str, submission: Submission, aggregates: Mapping[str, Mapping[str, dict | None]]
+) -> ExperimentResult:
+    return ExperimentResult(
+        experiment_id=plan.entry.experiment_id,
+        agent=plan.entry.agent,
+        action=action,
+        submission_id=submission.pk,
+        status=submission.status,
+        runs=len(plan.runs),
+        aggregates=aggregates,
+        warnings=plan.warnings,
+    )

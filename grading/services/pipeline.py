@@ -58,12 +58,21 @@ def submission_reject(*, submission_id: int, reason: str) -> None:
 
 def invalid_run_report(run: Run, reason: str) -> dict:
     report = {
-        "competition_id": run.competition.slug, "score": None,
-        "gold_threshold": run.competition.gold_threshold, "silver_threshold": run.competition.silver_threshold,
-        "bronze_threshold": run.competition.bronze_threshold, "median_threshold": run.competition.median_threshold,
-        "any_medal": False, "gold_medal": False, "silver_medal": False, "bronze_medal": False, "above_median": False,
-        "submission_exists": bool(run.submission_file), "valid_submission": False,
-        "is_lower_better": run.competition.is_lower_better, "created_at": timezone.now().isoformat(),
+        "competition_id": run.competition.slug,
+        "score": None,
+        "gold_threshold": run.competition.gold_threshold,
+        "silver_threshold": run.competition.silver_threshold,
+        "bronze_threshold": run.competition.bronze_threshold,
+        "median_threshold": run.competition.median_threshold,
+        "any_medal": False,
+        "gold_medal": False,
+        "silver_medal": False,
+        "bronze_medal": False,
+        "above_median": False,
+        "submission_exists": bool(run.submission_file),
+        "valid_submission": False,
+        "is_lower_better": run.competition.is_lower_better,
+        "created_at": timezone.now().isoformat(),
         "submission_path": run.submission_file or "None",
     }
     if not run.competition.has_thresholds:
@@ -81,8 +90,9 @@ def run_grade(*, run_id: int, redelivered: bool = False) -> None:
         scheduling.runs_dispatch()  # the place this run held in the queue goes to the next one
         path = submission_bundle_root(run.submission) / run.submission_file if run.submission_file else None
         try:
-            report = grade_file(competition=run.competition, submission_path=path,
-                                display_path=run.submission_file or None).to_dict(with_reason=True)
+            report = grade_file(
+                competition=run.competition, submission_path=path, display_path=run.submission_file or None
+            ).to_dict(with_reason=True)
         except NotGradable as exc:
             report = invalid_run_report(run, str(exc))
         _run_record(run, report)
@@ -94,11 +104,18 @@ def _run_record(run: Run, report: dict) -> None:
     """Store a run's result unless one already landed, and count it once."""
     report = storable_report(report)
     with transaction.atomic():
-        landed = Run.objects.filter(pk=run.pk).exclude(status=Run.Status.DONE).update(
-            status=Run.Status.DONE, regraded=report,
-            score=math.nan if report.get(NAN_MARKER) else report["score"],
-            valid_submission=report["valid_submission"], any_medal=report["any_medal"],
-            graded_at=timezone.now(), grader_version=GRADER_VERSION,
+        landed = (
+            Run.objects.filter(pk=run.pk)
+            .exclude(status=Run.Status.DONE)
+            .update(
+                status=Run.Status.DONE,
+                regraded=report,
+                score=math.nan if report.get(NAN_MARKER) else report["score"],
+                valid_submission=report["valid_submission"],
+                any_medal=report["any_medal"],
+                graded_at=timezone.now(),
+                grader_version=GRADER_VERSION,
+            )
         )
         if landed:
             Submission.objects.filter(pk=run.submission_id).update(progress_done=F("progress_done") + 1)
@@ -127,7 +144,11 @@ def submission_fail(*, submission_id: int, reason: str) -> None:
     """A failure of ours after intake. It counts against no quota, and the bundle's files are removed so a
     failed upload cannot fill the disk: the team uploads the bundle again."""
     with transaction.atomic():
-        if submission_transition(submission_id=submission_id, to=S.FAILED, reason=reason,
-                                 expected=(S.RECEIVED, S.VALIDATING, S.GRADING, S.CHECKING)):
+        if submission_transition(
+            submission_id=submission_id,
+            to=S.FAILED,
+            reason=reason,
+            expected=(S.RECEIVED, S.VALIDATING, S.GRADING, S.CHECKING),
+        ):
             submission = Submission.objects.get(pk=submission_id)
             transaction.on_commit(lambda: submission_files_delete(submission))

@@ -31,10 +31,21 @@ def submission_publish_if_ready(*, submission_id: int) -> bool:
             for agg in TierAggregate.objects.filter(submission_id=submission_id, kind=TierAggregate.Kind.COMPLETE)
         }
         result = comparability(
-            regraded_from_submissions=not submission.report_only, complete_seeds=complete,
-            flags=[FlagState(code=f.code, key=f.key, severity=f.severity, tiers=tuple(f.tiers or ()),
-                             decision=f.decision, reason=f.resolution) for f in flags],
-            review_decision=submission.review_decision, review_reason=submission.review_reason,
+            regraded_from_submissions=not submission.report_only,
+            complete_seeds=complete,
+            flags=[
+                FlagState(
+                    code=f.code,
+                    key=f.key,
+                    severity=f.severity,
+                    tiers=tuple(f.tiers or ()),
+                    decision=f.decision,
+                    reason=f.resolution,
+                )
+                for f in flags
+            ],
+            review_decision=submission.review_decision,
+            review_reason=submission.review_reason,
         )
         Submission.objects.filter(pk=submission_id).update(comparability=result.as_dict(), comparable=result.comparable)
         if submission.status == S.PUBLISHED:  # a decision on a listed entry may move it between the boards
@@ -44,18 +55,28 @@ def submission_publish_if_ready(*, submission_id: int) -> bool:
         undecided = [f for f in flags if f.severity == Flag.Severity.BLOCKING and not f.decision]
         held = [f for f in flags if f.decision in HOLDING_DECISIONS]
         if undecided or held or submission.review_decision in HOLDING_DECISIONS:
-            reason = (f"{len(undecided)} blocking flag(s) await a maintainer's decision" if undecided
-                      else "a maintainer's decision holds the entry")
+            reason = (
+                f"{len(undecided)} blocking flag(s) await a maintainer's decision"
+                if undecided
+                else "a maintainer's decision holds the entry"
+            )
             if submission.status == S.CHECKING:
-                submission_transition(submission_id=submission_id, to=S.IN_REVIEW, reason=reason, expected=(S.CHECKING,))
+                submission_transition(
+                    submission_id=submission_id, to=S.IN_REVIEW, reason=reason, expected=(S.CHECKING,)
+                )
             else:
                 Submission.objects.filter(pk=submission_id, status=S.IN_REVIEW).update(status_reason=reason)
             return False
-        if not submission_transition(submission_id=submission_id, to=S.PUBLISHED, expected=PUBLISHABLE_FROM,
-                                     reason="" if result.comparable else "published as non-comparable"):
+        if not submission_transition(
+            submission_id=submission_id,
+            to=S.PUBLISHED,
+            expected=PUBLISHABLE_FROM,
+            reason="" if result.comparable else "published as non-comparable",
+        ):
             return False
         ReviewEvent.objects.create(
-            submission_id=submission_id, kind=ReviewEvent.Kind.PUBLISHED,
+            submission_id=submission_id,
+            kind=ReviewEvent.Kind.PUBLISHED,
             reason="comparable" if result.comparable else "non-comparable: " + "; ".join(result.reasons),
         )
         return True

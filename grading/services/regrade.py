@@ -22,8 +22,12 @@ def submission_regrade(*, submission_id: int) -> bool:
     with transaction.atomic():
         if not Run.objects.filter(submission_id=submission_id).exists():
             return _report_only_regrade(submission_id)
-        if not submission_transition(submission_id=submission_id, to=S.GRADING, expected=REGRADABLE,
-                                     reason="re-grading on a maintainer's request"):
+        if not submission_transition(
+            submission_id=submission_id,
+            to=S.GRADING,
+            expected=REGRADABLE,
+            reason="re-grading on a maintainer's request",
+        ):
             return False
         Run.objects.filter(submission_id=submission_id).update(
             status=Run.Status.PENDING, queued_at=None, claimed_at=None
@@ -47,6 +51,9 @@ def _report_only_regrade(submission_id: int) -> bool:
 
 def submissions_regrade_all() -> int:
     """Re-grade every submission that has results; returns how many were queued."""
-    ids = (Submission.objects.filter(status__in=REGRADABLE).exclude(origin=Submission.Origin.IMPORT)
-           .values_list("pk", flat=True))
+    ids = (
+        Submission.objects.filter(status__in=REGRADABLE)
+        .exclude(origin=Submission.Origin.IMPORT)
+        .values_list("pk", flat=True)
+    )
     return sum(submission_regrade(submission_id=pk) for pk in list(ids))

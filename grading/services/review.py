@@ -8,7 +8,7 @@ blocking is left undecided and lists it comparable or not by the rule.
 import logging
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import User
 from django.core.mail import send_mail
 from django.db import transaction
 from django.utils import timezone
@@ -23,7 +23,8 @@ S = Submission.Status
 DECIDABLE = (S.IN_REVIEW, S.PUBLISHED)
 # Flags that wait for a maintainer; info flags are notes and need no decision.
 OPEN_SEVERITIES = (Flag.Severity.BLOCKING, Flag.Severity.WARNING)
-DECISION_WORDS = {
+# Keyed by the decision's value: a Decision is a str, and the forms and the API hand over plain strings.
+DECISION_WORDS: dict[str, str] = {
     Decision.ACCEPT: "accepted",
     Decision.NON_COMPARABLE: "marked non-comparable",
     Decision.REJECT: "rejected",
@@ -39,16 +40,22 @@ class ReviewRefused(Exception):
         self.status, self.code, self.message = status, code, message
 
 
-def _check_decision(*, decision: str, reason: str, actor: AbstractUser) -> str:
+def _check_decision(*, decision: str, reason: str, actor: User) -> str:
     if not is_maintainer(actor):
         raise ReviewRefused(status=403, code="permission_denied", message="Only maintainers can decide on flags.")
     if decision not in Decision.values:
-        raise ReviewRefused(status=400, code="invalid_decision",
-                            message=f"decision must be one of {', '.join(Decision.values)}; got {decision!r}.")
+        raise ReviewRefused(
+            status=400,
+            code="invalid_decision",
+            message=f"decision must be one of {', '.join(Decision.values)}; got {decision!r}.",
+        )
     reason = (reason or "").strip()
     if not reason:
-        raise ReviewRefused(status=400, code="reason_required",
-                            message="A decision needs a reason: it is shown in the entry's public audit trail.")
+        raise ReviewRefused(
+            status=400,
+            code="reason_required",
+            message="A decision needs a reason: it is shown in the entry's public audit trail.",
+        )
     return reason
 
 
@@ -57,9 +64,12 @@ def _locked_submission(submission_id: int) -> Submission:
     if submission is None:
         raise ReviewRefused(status=404, code="not_found", message=f"No submission {submission_id}.")
     if submission.status not in DECIDABLE:
-        raise ReviewRefused(status=409, code="not_reviewable",
-                            message=f"Submission {submission.pk} is {submission.status}; decisions are made only on "
-                                    "submissions in review or published.")
+        raise ReviewRefused(
+            status=409,
+            code="not_reviewable",
+            message=f"Submission {submission.pk} is {submission.status}; decisions are made only on "
+            "submissions in review or published.",
+        )
     return submission
 
 
@@ -75,23 +85,29 @@ def _apply_to_entry(*, submission: Submission, decision: str, reason: str, whole
         if not whole_entry and submission.review_decision == Decision.NON_COMPARABLE and submission.review_reason:
             kept = submission.review_reason
             footnote = kept if reason in kept.split("\n") else f"{kept}\n{reason}"
-        Submission.objects.filter(pk=submission.pk).update(review_decision=decision, review_reason=footnote,
-                                                           comparable=False)
+        Submission.objects.filter(pk=submission.pk).update(
+            review_decision=decision, review_reason=footnote, comparable=False
+        )
         return
-    Submission.objects.filter(pk=submission.pk).update(review_decision=decision, review_reason=reason,
-                                                       comparable=False)
+    Submission.objects.filter(pk=submission.pk).update(review_decision=decision, review_reason=reason, comparable=False)
     if decision == Decision.REJECT:
-        submission_transition(submission_id=submission.pk, to=S.REJECTED, expected=DECIDABLE,
-                              reason=f"rejected by a maintainer: {reason}")
+        submission_transition(
+            submission_id=submission.pk, to=S.REJECTED, expected=DECIDABLE, reason=f"rejected by a maintainer: {reason}"
+        )
     else:  # request_changes: a published entry leaves the board first
         if submission.status == S.PUBLISHED:
-            submission_transition(submission_id=submission.pk, to=S.IN_REVIEW, expected=(S.PUBLISHED,),
-                                  reason="changes requested")
-        submission_transition(submission_id=submission.pk, to=S.CHANGES_REQUESTED, expected=(S.IN_REVIEW,),
-                              reason=f"a maintainer asks the team to upload again: {reason}")
+            submission_transition(
+                submission_id=submission.pk, to=S.IN_REVIEW, expected=(S.PUBLISHED,), reason="changes requested"
+            )
+        submission_transition(
+            submission_id=submission.pk,
+            to=S.CHANGES_REQUESTED,
+            expected=(S.IN_REVIEW,),
+            reason=f"a maintainer asks the team to upload again: {reason}",
+        )
 
 
-def _settle(flags, *, decision: str, reason: str, actor: AbstractUser) -> None:
+def _settle(flags, *, decision: str, reason: str, actor: User) -> None:
     now = timezone.now()
     Flag.objects.filter(pk__in=[flag.pk for flag in flags]).update(
         decision=decision, resolution=reason, decided_by=actor, decided_at=now
@@ -104,7 +120,7 @@ def _publish_if_ready(submission_id: int) -> None:
     submission_publish_if_ready(submission_id=submission_id)
 
 
-def flag_decide(*, flag_id: int, decision: str, reason: str, actor: AbstractUser) -> Flag:
+def flag_decide(*, flag_id: int, decision: str, reason: str, actor: User) -> Flag:
     """Decide one flag of an entry in review or published; returns the flag as decided."""
     reason = _check_decision(decision=decision, reason=reason, actor=actor)
     with transaction.atomic():
@@ -114,27 +130,36 @@ def flag_decide(*, flag_id: int, decision: str, reason: str, actor: AbstractUser
         submission = _locked_submission(submission_id)
         flag = Flag.objects.select_for_update().get(pk=flag_id)
         _settle([flag], decision=decision, reason=reason, actor=actor)
-        ReviewEvent.objects.create(submission=submission, flag=flag, actor=actor, kind=ReviewEvent.Kind.DECISION,
-                                   decision=decision, reason=reason)
+        ReviewEvent.objects.create(
+            submission=submission,
+            flag=flag,
+            actor=actor,
+            kind=ReviewEvent.Kind.DECISION,
+            decision=decision,
+            reason=reason,
+        )
         _apply_to_entry(submission=submission, decision=decision, reason=reason, whole_entry=False)
         _publish_if_ready(submission.pk)
-        transaction.on_commit(lambda: review_notify(submission_id=submission.pk, decision=decision, reason=reason,
-                                                    flag_id=flag.pk))
+        transaction.on_commit(
+            lambda: review_notify(submission_id=submission.pk, decision=decision, reason=reason, flag_id=flag.pk)
+        )
     logger.info("flag %s of submission %s: %s by %s", flag_id, submission.pk, decision, actor)
     flag.refresh_from_db()
     return flag
 
 
-def entry_decide(*, submission_id: int, decision: str, reason: str, actor: AbstractUser) -> Submission:
+def entry_decide(*, submission_id: int, decision: str, reason: str, actor: User) -> Submission:
     """Decide a whole entry: every flag still waiting for a decision gets this one, and the entry follows it."""
     reason = _check_decision(decision=decision, reason=reason, actor=actor)
     with transaction.atomic():
         submission = _locked_submission(submission_id)
-        waiting = list(Flag.objects.select_for_update().filter(
-            submission=submission, decision="", severity__in=OPEN_SEVERITIES))
+        waiting = list(
+            Flag.objects.select_for_update().filter(submission=submission, decision="", severity__in=OPEN_SEVERITIES)
+        )
         _settle(waiting, decision=decision, reason=reason, actor=actor)
-        ReviewEvent.objects.create(submission=submission, actor=actor, kind=ReviewEvent.Kind.DECISION,
-                                   decision=decision, reason=reason)
+        ReviewEvent.objects.create(
+            submission=submission, actor=actor, kind=ReviewEvent.Kind.DECISION, decision=decision, reason=reason
+        )
         _apply_to_entry(submission=submission, decision=decision, reason=reason, whole_entry=True)
         _publish_if_ready(submission.pk)
         transaction.on_commit(lambda: review_notify(submission_id=submission.pk, decision=decision, reason=reason))
@@ -142,14 +167,15 @@ def entry_decide(*, submission_id: int, decision: str, reason: str, actor: Abstr
     return Submission.objects.select_related("team").get(pk=submission_id)
 
 
-def team_answer(*, submission_id: int, user: AbstractUser, text: str) -> ReviewEvent:
+def team_answer(*, submission_id: int, user: User, text: str) -> ReviewEvent:
     """A member of the entry's team answers on its page; the answer joins the public audit trail."""
     submission = Submission.objects.filter(pk=submission_id).first()
     if submission is None:
         raise ReviewRefused(status=404, code="not_found", message=f"No submission {submission_id}.")
     if not (user.is_authenticated and Membership.objects.filter(team_id=submission.team_id, user=user).exists()):
-        raise ReviewRefused(status=403, code="permission_denied",
-                            message="Only members of the submission's team can answer on it.")
+        raise ReviewRefused(
+            status=403, code="permission_denied", message="Only members of the submission's team can answer on it."
+        )
     text = (text or "").strip()
     if not text:
         raise ReviewRefused(status=400, code="text_required", message="Write an answer before sending it.")
@@ -169,8 +195,14 @@ def review_notify(*, submission_id: int, decision: str, reason: str, flag_id: in
         f"The submission is now {submission.get_status_display()}.",
     ]
     if submission.status == S.CHANGES_REQUESTED:
-        lines.append(f"Upload the bundle again, naming submission {submission.pk} as the one it replaces "
-                     f"(the Submit page, or the field replaces={submission.pk} of POST /api/v1/submissions/).")
+        lines.append(
+            f"Upload the bundle again, naming submission {submission.pk} as the one it replaces "
+            f"(the Submit page, or the field replaces={submission.pk} of POST /api/v1/submissions/)."
+        )
     lines.append(f"You can answer on the submission's page, /submissions/{submission.pk}/.")
-    send_mail(subject=f"Submission {submission.pk}: {DECISION_WORDS[decision]}", message="\n".join(lines),
-              from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=recipients)
+    send_mail(
+        subject=f"Submission {submission.pk}: {DECISION_WORDS[decision]}",
+        message="\n".join(lines),
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        recipient_list=recipients,
+    )

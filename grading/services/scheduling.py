@@ -59,10 +59,7 @@ def runs_rank(*, submission_id: int) -> None:
     Sizes are read from the unpacked bundle on this machine; where it is not here (remote storage), every file
     counts as empty and the order falls back to competition and seed.
     """
-    runs = list(
-        Run.objects.filter(submission_id=submission_id)
-        .only("pk", "competition_id", "seed", "submission_file")
-    )
+    runs = list(Run.objects.filter(submission_id=submission_id).only("pk", "competition_id", "seed", "submission_file"))
     root = submission_folder(Submission(pk=submission_id)) / "bundle"
     rank = {pk: place for place, pk in enumerate(queue_order(runs, root))}
     for run in runs:
@@ -86,9 +83,13 @@ def runs_dispatch() -> list[int]:
             return []
         now = timezone.now()
         # Each gets its own time, in the order sent: runs_resend_lost reads the broker's order from it.
-        sent = [pk for place, pk in enumerate(_fair_picks(free))
-                if Run.objects.filter(pk=pk, status=R.PENDING).update(
-                    status=R.QUEUED, queued_at=now + timedelta(microseconds=place))]
+        sent = [
+            pk
+            for place, pk in enumerate(_fair_picks(free))
+            if Run.objects.filter(pk=pk, status=R.PENDING).update(
+                status=R.QUEUED, queued_at=now + timedelta(microseconds=place)
+            )
+        ]
         if sent:
             transaction.on_commit(partial(_send, sent))
     return sent
@@ -109,14 +110,17 @@ def _fair_picks(free: int) -> list[int]:
     busy: Counter = Counter()
     last_sent: dict[int, float] = {}
     for team_id, count, latest in (
-        Run.objects.filter(status__in=(R.QUEUED, R.GRADING)).order_by()
-        .values_list("submission__team_id").annotate(count=Count("pk"), latest=Max("queued_at"))
+        Run.objects.filter(status__in=(R.QUEUED, R.GRADING))
+        .order_by()
+        .values_list("submission__team_id")
+        .annotate(count=Count("pk"), latest=Max("queued_at"))
     ):
         busy[team_id], last_sent[team_id] = count, latest.timestamp() if latest else 0.0
     waiting = list(
         Submission.objects.filter(status=Submission.Status.GRADING)
         .filter(Exists(Run.objects.filter(submission=OuterRef("pk"), status=R.PENDING)))
-        .order_by("created_at", "pk").values_list("pk", "team_id")
+        .order_by("created_at", "pk")
+        .values_list("pk", "team_id")
     )
     age = {submission_id: place for place, (submission_id, _) in enumerate(waiting)}
     by_team: dict[int, deque[int]] = {}
@@ -146,7 +150,8 @@ def _next_runs(submission_id: int, count: int) -> list[int]:
     def pending() -> list[tuple[int, int | None]]:
         return list(
             Run.objects.filter(submission_id=submission_id, status=R.PENDING)
-            .order_by(F("queue_rank").asc(nulls_first=True), "pk").values_list("pk", "queue_rank")[:count]
+            .order_by(F("queue_rank").asc(nulls_first=True), "pk")
+            .values_list("pk", "queue_rank")[:count]
         )
 
     rows = pending()
@@ -176,7 +181,8 @@ def run_claim(*, run_id: int, redelivered: bool = False) -> bool:
     if redelivered:
         claimable |= Q(status=R.GRADING)
     return bool(
-        Run.objects.filter(pk=run_id).filter(claimable)
+        Run.objects.filter(pk=run_id)
+        .filter(claimable)
         .update(status=R.GRADING, worker=me, attempts=F("attempts") + 1, claimed_at=timezone.now())
     )
 
@@ -184,8 +190,9 @@ def run_claim(*, run_id: int, redelivered: bool = False) -> bool:
 def run_release(*, run_id: int) -> bool:
     """Put a run this process claimed back in the queue (its task is retried after a passing failure)."""
     return bool(
-        Run.objects.filter(pk=run_id, status=R.GRADING, worker=worker_name())
-        .update(status=R.QUEUED, queued_at=timezone.now())
+        Run.objects.filter(pk=run_id, status=R.GRADING, worker=worker_name()).update(
+            status=R.QUEUED, queued_at=timezone.now()
+        )
     )
 
 
@@ -204,9 +211,9 @@ def runs_requeue_lost(*, now: datetime | None = None) -> tuple[int, int]:
         if run.attempts >= MAX_RUN_ATTEMPTS:
             run_give_up(run_id=run.pk, reason=f"its worker was lost {run.attempts} times while grading it")
             given_up += 1
-        elif Run.objects.filter(
-            pk=run.pk, status=R.GRADING, worker=run.worker, claimed_at=run.claimed_at
-        ).update(status=R.QUEUED, queued_at=timezone.now()):
+        elif Run.objects.filter(pk=run.pk, status=R.GRADING, worker=run.worker, claimed_at=run.claimed_at).update(
+            status=R.QUEUED, queued_at=timezone.now()
+        ):
             logger.warning("run %s: worker %s lost while grading it; queued again", run.pk, run.worker or "?")
             transaction.on_commit(partial(_send, [run.pk]))
             requeued += 1
@@ -226,7 +233,8 @@ def runs_resend_lost(*, now: datetime | None = None) -> tuple[int, int]:
     backstop = now - timedelta(seconds=settings.GRADING_RESEND_SECONDS)
     witness = (
         Run.objects.filter(claimed_at__gte=backstop, claimed_at__lt=settle)
-        .filter(claimed_at__gte=F("queued_at")).aggregate(latest=Max("queued_at"))["latest"]
+        .filter(claimed_at__gte=F("queued_at"))
+        .aggregate(latest=Max("queued_at"))["latest"]
     )
     stale = Q(queued_at__lt=backstop) | Q(queued_at__isnull=True)
     if witness is not None:

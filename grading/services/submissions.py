@@ -44,7 +44,9 @@ class SubmissionRefused(Exception):
         self.status, self.code, self.message, self.details = status, code, message, details or {}
 
 
-def submission_transition(*, submission_id: int, to: str, reason: str = "", expected: tuple[str, ...] | None = None) -> bool:
+def submission_transition(
+    *, submission_id: int, to: str, reason: str = "", expected: tuple[str, ...] | None = None
+) -> bool:
     """Move a submission to `to` if it is in one of `expected` (default: every status that may move there).
 
     A conditional update: of two workers racing, one wins and the other gets False. An illegal move raises.
@@ -65,7 +67,9 @@ def submission_transition(*, submission_id: int, to: str, reason: str = "", expe
 
 def quota_used(*, team: Team) -> int:
     since = timezone.now() - timedelta(days=1)
-    return Submission.objects.filter(team=team, created_at__gte=since).exclude(status__in=Submission.NOT_COUNTED).count()
+    return (
+        Submission.objects.filter(team=team, created_at__gte=since).exclude(status__in=Submission.NOT_COUNTED).count()
+    )
 
 
 def submission_folder(submission: Submission) -> Path:

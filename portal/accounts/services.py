@@ -5,7 +5,7 @@ import re
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractUser, Group, Permission
+from django.contrib.auth.models import Group, Permission, User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.mail import send_mail
 from django.core.validators import validate_email
@@ -24,13 +24,14 @@ def _clean_team_name(name: str) -> str:
     name = " ".join((name or "").split())
     if not _TEAM_NAME.fullmatch(name):
         raise ValidationError(
-            "A team name is 2 to 80 characters: letters, digits, spaces, '.', '-' or '_', starting with a letter or digit.",
+            "A team name is 2 to 80 characters: letters, digits, spaces, '.', '-' or '_', starting with a letter "
+            "or digit.",
             code="invalid_team_name",
         )
     return name
 
 
-def team_create(*, user: AbstractUser, name: str) -> Team:
+def team_create(*, user: User, name: str) -> Team:
     name = _clean_team_name(name)
     if Team.objects.filter(name__iexact=name).exists():
         raise ValidationError(f"A team named '{name}' already exists; choose another name.", code="duplicate_team")
@@ -40,18 +41,20 @@ def team_create(*, user: AbstractUser, name: str) -> Team:
             Membership.objects.create(team=team, user=user, role=Membership.Role.OWNER)
     except IntegrityError:
         # Two requests raced for the same name; the constraint decided.
-        raise ValidationError(f"A team named '{name}' already exists; choose another name.", code="duplicate_team")
+        raise ValidationError(
+            f"A team named '{name}' already exists; choose another name.", code="duplicate_team"
+        ) from None
     return team
 
 
-def _require_member(*, user: AbstractUser, team: Team) -> Membership:
+def _require_member(*, user: User, team: Team) -> Membership:
     membership = Membership.objects.filter(team=team, user=user).first()
     if membership is None:
         raise PermissionDenied("You are not a member of this team.")
     return membership
 
 
-def invitation_create(*, team: Team, invited_by: AbstractUser, email: str, accept_url_template: str) -> Invitation:
+def invitation_create(*, team: Team, invited_by: User, email: str, accept_url_template: str) -> Invitation:
     """Invite someone by email. accept_url_template holds '{key}' where the invitation key goes."""
     _require_member(user=invited_by, team=team)
     email = (email or "").strip()
@@ -78,7 +81,7 @@ def invitation_create(*, team: Team, invited_by: AbstractUser, email: str, accep
     return invitation
 
 
-def invitation_accept(*, key: str, user: AbstractUser) -> Membership:
+def invitation_accept(*, key: str, user: User) -> Membership:
     invitation = Invitation.objects.filter(key_hash=hash_key(key or "")).select_related("team").first()
     if invitation is None:
         raise ValidationError("This invitation link is not valid.", code="invalid_invitation")
@@ -99,7 +102,7 @@ def invitation_accept(*, key: str, user: AbstractUser) -> Membership:
     return membership
 
 
-def token_create(*, user: AbstractUser, team: Team, name: str) -> tuple[ApiToken, str]:
+def token_create(*, user: User, team: Team, name: str) -> tuple[ApiToken, str]:
     """Create a token; the key is returned once and only its hash is stored."""
     _require_member(user=user, team=team)
     name = " ".join((name or "").split())
@@ -110,7 +113,7 @@ def token_create(*, user: AbstractUser, team: Team, name: str) -> tuple[ApiToken
     return token, key
 
 
-def token_revoke(*, user: AbstractUser, token_id: int) -> ApiToken:
+def token_revoke(*, user: User, token_id: int) -> ApiToken:
     token = ApiToken.objects.filter(pk=token_id, user=user).first()
     if token is None:
         # Someone else's token looks the same as a missing one.
@@ -128,15 +131,15 @@ def maintainers_group() -> Group:
     return group
 
 
-def maintainer_grant(*, user: AbstractUser) -> None:
+def maintainer_grant(*, user: User) -> None:
     user.groups.add(maintainers_group())
 
 
-def user_ensure(*, username: str, email: str | None = None) -> AbstractUser:
-    User = get_user_model()
-    user = User.objects.filter(username=username).first()
+def user_ensure(*, username: str, email: str | None = None) -> User:
+    user_model = get_user_model()
+    user = user_model.objects.filter(username=username).first()
     if user is None:
-        user = User.objects.create_user(username=username, email=email or f"{username}@localhost")
+        user = user_model.objects.create_user(username=username, email=email or f"{username}@localhost")
         user.set_unusable_password()
         user.save(update_fields=["password"])
     return user

@@ -17,29 +17,31 @@ def _add_errors(form, exc: ValidationError, field: str | None = None) -> None:
 
 @login_required
 def team_list(request: HttpRequest) -> HttpResponse:
+    user = selectors.signed_in_user(request.user)
     form = TeamCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            team = services.team_create(user=request.user, name=form.cleaned_data["name"])
+            team = services.team_create(user=user, name=form.cleaned_data["name"])
         except ValidationError as exc:
             _add_errors(form, exc, "name")
         else:
             messages.success(request, f"Team {team.name} created.")
             return redirect("team_detail", team_id=team.pk)
-    teams = selectors.teams_for_user(user=request.user)
+    teams = selectors.teams_for_user(user=user)
     return render(request, "accounts/team_list.html", {"teams": teams, "form": form})
 
 
 @login_required
 def team_detail(request: HttpRequest, team_id: int) -> HttpResponse:
-    team = selectors.team_for_member(user=request.user, team_id=team_id)
+    user = selectors.signed_in_user(request.user)
+    team = selectors.team_for_member(user=user, team_id=team_id)
     form = InviteForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         accept_url = request.build_absolute_uri(reverse("invitation_accept", kwargs={"key": "KEY"}))
         try:
             invitation = services.invitation_create(
                 team=team,
-                invited_by=request.user,
+                invited_by=user,
                 email=form.cleaned_data["email"],
                 accept_url_template=accept_url.replace("KEY", "{key}"),
             )
@@ -61,7 +63,7 @@ def team_detail(request: HttpRequest, team_id: int) -> HttpResponse:
 def invitation_accept(request: HttpRequest, key: str) -> HttpResponse:
     if request.method == "POST":
         try:
-            membership = services.invitation_accept(key=key, user=request.user)
+            membership = services.invitation_accept(key=key, user=selectors.signed_in_user(request.user))
         except ValidationError as exc:
             return render(request, "accounts/invitation.html", {"error": " ".join(exc.messages)}, status=400)
         messages.success(request, f"You joined {membership.team.name}.")
@@ -71,20 +73,21 @@ def invitation_accept(request: HttpRequest, key: str) -> HttpResponse:
 
 @login_required
 def token_list(request: HttpRequest) -> HttpResponse:
-    teams = selectors.teams_for_user(user=request.user)
+    user = selectors.signed_in_user(request.user)
+    teams = selectors.teams_for_user(user=user)
     form = TokenCreateForm(request.POST or None, teams=teams)
     new_key = None
     if request.method == "POST" and form.is_valid():
         try:
             token, new_key = services.token_create(
-                user=request.user, team=form.cleaned_data["team"], name=form.cleaned_data["name"]
+                user=user, team=form.cleaned_data["team"], name=form.cleaned_data["name"]
             )
         except ValidationError as exc:
             _add_errors(form, exc, "name")
         else:
             form = TokenCreateForm(teams=teams)
     context = {
-        "tokens": selectors.tokens_for_user(user=request.user),
+        "tokens": selectors.tokens_for_user(user=user),
         "form": form,
         "new_key": new_key,
         "has_team": teams.exists(),
@@ -98,6 +101,6 @@ def token_list(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
-    token = services.token_revoke(user=request.user, token_id=token_id)
+    token = services.token_revoke(user=selectors.signed_in_user(request.user), token_id=token_id)
     messages.success(request, f"Token '{token.name}' revoked.")
     return redirect("token_list")

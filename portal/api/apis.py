@@ -19,12 +19,13 @@ class MeApi(APIView):
 
     @extend_schema(responses=OutputSerializer)
     def get(self, request: Request) -> Response:
+        user = selectors.signed_in_user(request.user)  # IsAuthenticated, the API's default permission
         token = request.auth if hasattr(request.auth, "team") else None
         data = {
-            "username": request.user.get_username(),
-            "email": request.user.email,
+            "username": user.get_username(),
+            "email": user.email,
             "team": token.team.name if token else None,
-            "teams": [team.name for team in selectors.teams_for_user(user=request.user)],
-            "maintainer": selectors.is_maintainer(request.user),
+            "teams": [team.name for team in selectors.teams_for_user(user=user)],
+            "maintainer": selectors.is_maintainer(user),
         }
         return Response(self.OutputSerializer(data).data)

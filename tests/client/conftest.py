@@ -48,9 +48,7 @@ class FakePortal:
         self.answers[(method, path)] = list(answers)
 
     def _next(self, method: str, path: str) -> tuple[int, Any]:
-        queue = self.answers.get((method, path)) or [
-            (404, {"error": {"code": "not_found", "message": "no such"}})
-        ]
+        queue = self.answers.get((method, path)) or [(404, {"error": {"code": "not_found", "message": "no such"}})]
         return queue.pop(0) if len(queue) > 1 else queue[0]
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -94,9 +92,7 @@ class FakePortal:
             def _reply(self, status: int, body: Any) -> None:
                 data = body if isinstance(body, bytes) else json.dumps(body).encode()
                 self.send_response(status)
-                self.send_header(
-                    "Content-Type", "application/json" if not isinstance(body, bytes) else "text/html"
-                )
+                self.send_header("Content-Type", "application/json" if not isinstance(body, bytes) else "text/html")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)

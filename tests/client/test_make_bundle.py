@@ -98,17 +98,11 @@ def test_a_run_group_becomes_a_bundle_that_the_portal_accepts(mleportal, tmp_pat
     assert code == 0, err
     assert "3 runs of 2 competitions (1 without a submission), 1 grading report(s)" in out_text
     assert f"warning: skipped runs/{GROUP}/{RUN_A}/code/data (symbolic link to /home/data)" in err
-    assert (
-        f"warning: skipped runs/{GROUP}/{RUN_A}/code/train.csv (symbolic link to /home/data/train.csv)" in err
-    )
+    assert f"warning: skipped runs/{GROUP}/{RUN_A}/code/train.csv (symbolic link to /home/data/train.csv)" in err
 
     bundle = read_bundle(archive=out, target=tmp_path / "extracted", known_competition_ids=KNOWN)
     manifest = bundle.manifest
-    assert (
-        manifest.agent.name == "AIDE"
-        and manifest.agent.version == "0.4"
-        and manifest.agent.open_source is True
-    )
+    assert manifest.agent.name == "AIDE" and manifest.agent.version == "0.4" and manifest.agent.open_source is True
     assert manifest.agent.source_url == "https://example.org/aide" and manifest.agent.commit == "abc123"
     assert manifest.llms == ("o1-preview", "gpt-4o")
     assert (manifest.benchmark.split, manifest.benchmark.version, manifest.benchmark.commit) == (
@@ -119,9 +113,7 @@ def test_a_run_group_becomes_a_bundle_that_the_portal_accepts(mleportal, tmp_pat
     assert manifest.seeds == 3 and manifest.runtime_hours == 24.0 and manifest.internet_access is False
     assert [(g.model, g.memory_gb, g.count) for g in manifest.hardware.gpus] == [("A10", 24.0, 1)]
     assert manifest.hardware.vcpus == 36 and manifest.hardware.ram_gb == 440.0
-    assert (
-        manifest.disclosures.test_set_feedback is False and manifest.disclosures.uses_known_leakage is False
-    )
+    assert manifest.disclosures.test_set_feedback is False and manifest.disclosures.uses_known_leakage is False
     assert manifest.disclosures.other_models == ("gpt-4o-mini", "claude")
     assert manifest.notes == "made in a test" and manifest.unknown_keys == ()
 

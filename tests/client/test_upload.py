@@ -136,16 +136,12 @@ def test_it_polls_until_published_and_prints_the_figures(mleportal, portal, tmp_
             ],
         ),
     )
-    code = run(
-        mleportal, "upload", str(bundle), "--url", portal.url, "--token", TOKEN, "--poll-interval", "0.01"
-    )
+    code = run(mleportal, "upload", str(bundle), "--url", portal.url, "--token", TOKEN, "--poll-interval", "0.01")
     out, err = capsys.readouterr()
     assert code == 0
     gets = [r for r in portal.requests if r["method"] == "GET"]
     assert len(gets) == 4 and all(r["headers"]["Authorization"] == f"Token {TOKEN}" for r in gets)
-    assert (
-        "status: validating  0/3" in err and "status: grading  1/3" in err and "status: published  3/3" in err
-    )
+    assert "status: validating  0/3" in err and "status: grading  1/3" in err and "status: published  3/3" in err
     assert "submission 42: published" in out and "comparable: no" in out
     low = next(line for line in out.splitlines() if line.startswith("low "))
     assert low.split() == ["low", "22.73", "±", "1.52", "3", "18.18", "±", "2.00", "4"]
@@ -160,9 +156,7 @@ def test_the_exit_code_follows_the_final_status(mleportal, portal, tmp_path, cap
     bundle.write_bytes(b"\x1f\x8b")
     portal.answer("POST", "/api/v1/submissions/", accepted(portal))
     portal.answer("GET", SUBMISSION, submission("checking"), submission(status, status_reason="the reason"))
-    code = run(
-        mleportal, "upload", str(bundle), "--url", portal.url, "--token", TOKEN, "--poll-interval", "0.01"
-    )
+    code = run(mleportal, "upload", str(bundle), "--url", portal.url, "--token", TOKEN, "--poll-interval", "0.01")
     out, err = capsys.readouterr()
     assert code == exit_code
     assert f"submission 42: {status}" in out and "reason: the reason" in out
@@ -174,9 +168,7 @@ def test_polling_waits_out_a_portal_restart(mleportal, portal, tmp_path, capsys)
     bundle.write_bytes(b"\x1f\x8b")
     portal.answer("POST", "/api/v1/submissions/", accepted(portal))
     portal.answer("GET", SUBMISSION, (503, b"<html>restarting</html>"), submission("published"))
-    code = run(
-        mleportal, "upload", str(bundle), "--url", portal.url, "--token", TOKEN, "--poll-interval", "0.01"
-    )
+    code = run(mleportal, "upload", str(bundle), "--url", portal.url, "--token", TOKEN, "--poll-interval", "0.01")
     assert code == 0 and "still waiting" in capsys.readouterr().err
 
 
@@ -210,8 +202,7 @@ def test_it_gives_up_after_its_timeout(mleportal, portal, tmp_path, capsys):
                 "error": {
                     "code": "manifest_invalid",
                     "details": {"key": "benchmark.split"},
-                    "message": "manifest.json: 'benchmark.split' must be one of low, medium, high, split75; "
-                    "got 'lite'",
+                    "message": "manifest.json: 'benchmark.split' must be one of low, medium, high, split75; got 'lite'",
                 }
             },
             5,
@@ -244,9 +235,7 @@ def test_it_gives_up_after_its_timeout(mleportal, portal, tmp_path, capsys):
         ),
     ],
 )
-def test_it_prints_the_server_s_error_message(
-    mleportal, portal, tmp_path, capsys, status, body, exit_code, shown
-):
+def test_it_prints_the_server_s_error_message(mleportal, portal, tmp_path, capsys, status, body, exit_code, shown):
     bundle = tmp_path / "b.tgz"
     bundle.write_bytes(b"\x1f\x8b" + bytes(1000))
     portal.answer("POST", "/api/v1/submissions/", (status, body))
@@ -278,15 +267,10 @@ def test_it_refuses_a_missing_file_or_token(mleportal, tmp_path, capsys, monkeyp
 def test_the_client_is_python_3_9_and_standard_library_only():
     tree = ast.parse(CLIENT.read_text(), feature_version=(3, 9))
     imported = {
-        alias.name.split(".")[0]
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Import)
-        for alias in node.names
+        alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
     }
     imported |= {
-        node.module.split(".")[0]
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.module
+        node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
     }
     assert imported - {"__future__"} <= set(sys.stdlib_module_names)
 

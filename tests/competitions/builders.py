@@ -26,8 +26,14 @@ def spooky_submission(rows: int = 30, *, confidence: float = 0.8) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_portal_pack(folder: Path, *, competition_id: str = SPOOKY, answers: str | None = None,
-                      leaderboard: list[float] | None = None, extra: dict | None = None) -> Path:
+def write_portal_pack(
+    folder: Path,
+    *,
+    competition_id: str = SPOOKY,
+    answers: str | None = None,
+    leaderboard: list[float] | None = None,
+    extra: dict | None = None,
+) -> Path:
     (folder / "private").mkdir(parents=True, exist_ok=True)
     (folder / "public").mkdir(parents=True, exist_ok=True)
     (folder / "private" / "test.csv").write_text(answers if answers is not None else spooky_answers())

@@ -78,8 +78,10 @@ def test_pack_import_fills_the_cache_and_a_new_pack_drops_the_old_entry(tmp_path
     assert answers_cache_file(first).is_file()
 
     with django_capture_on_commit_callbacks(execute=True):
-        call_command("import_competition_pack", str(write_portal_pack(tmp_path / "b", answers=spooky_answers(rows=60),
-                                                                      leaderboard=[0.1, 0.5, 1.0])))
+        call_command(
+            "import_competition_pack",
+            str(write_portal_pack(tmp_path / "b", answers=spooky_answers(rows=60), leaderboard=[0.1, 0.5, 1.0])),
+        )
     pack = CompetitionPack.objects.select_related("competition").get(competition__slug=SPOOKY)
     assert pack.answers_sha256 != first
     assert not answers_cache_file(first).exists() and answers_cache_file(pack.answers_sha256).is_file()

@@ -40,9 +40,7 @@ def test_an_unknown_direction_is_said_in_words_never_as_a_question_mark(registry
     assert "? is better" not in page
     rows = {
         slug: row
-        for slug, row in re.findall(
-            r'<tr>\s*<td><a href="/competitions/([^/"]+)/">(.*?)</tr>', page, flags=re.S
-        )
+        for slug, row in re.findall(r'<tr>\s*<td><a href="/competitions/([^/"]+)/">(.*?)</tr>', page, flags=re.S)
     }
     assert "direction unknown" in rows[unknown.slug] and "is better" not in rows[unknown.slug]
     assert "lower is better" in rows[known.slug]

@@ -7,7 +7,7 @@ COMPETITIONS = Path(__file__).resolve().parents[2] / "competitions"
 
 
 def _imported_modules(path: Path) -> list[str]:
-    modules = []
+    modules: list[str] = []
     for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
         if isinstance(node, ast.Import):
             modules.extend(alias.name for alias in node.names)

@@ -51,8 +51,13 @@ def imported(path: Path) -> dict[str, str]:
 
 
 def thresholds(competition: Competition) -> tuple:
-    return (competition.gold_threshold, competition.silver_threshold, competition.bronze_threshold,
-            competition.median_threshold, competition.is_lower_better)
+    return (
+        competition.gold_threshold,
+        competition.silver_threshold,
+        competition.bronze_threshold,
+        competition.median_threshold,
+        competition.is_lower_better,
+    )
 
 
 def kaggle(competition_id: str) -> tuple:
@@ -128,7 +133,8 @@ def test_the_page_and_the_api_say_which_leaderboard_is_in_force(registry, tmp_pa
     assert pizza["leaderboard_source"] == "simulated" and pizza["thresholds"]["source"] == "simulated"
     assert pizza["leaderboard"] == "simulated for the synthetic answers" and pizza["medals_known"] is True
     assert "Leaderboard in force: <strong>simulated for the synthetic answers</strong>, 40 teams" in (
-        client.get(f"/competitions/{PIZZA}/").content.decode())
+        client.get(f"/competitions/{PIZZA}/").content.decode()
+    )
 
     melanoma = api.get(f"/api/v1/competitions/{MELANOMA}/").json()
     assert (melanoma["leaderboard_source"], melanoma["thresholds"], melanoma["medals_known"]) == ("none", None, False)

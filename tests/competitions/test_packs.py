@@ -35,7 +35,9 @@ def test_it_imports_an_mlebench_prepared_data_directory(registry, tmp_path):
     assert pack.source_layout == "mlebench" and pack.answers_path.endswith("test.csv")
 
 
-def test_reimporting_replaces_the_answers_and_removes_the_old_file(registry, tmp_path, django_capture_on_commit_callbacks):
+def test_reimporting_replaces_the_answers_and_removes_the_old_file(
+    registry, tmp_path, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         call_command("import_competition_pack", str(write_portal_pack(tmp_path / "a")))
         call_command("import_competition_pack", str(write_portal_pack(tmp_path / "b")))
@@ -50,8 +52,12 @@ def test_a_pack_leaderboard_gives_thresholds_only_where_kaggle_has_none(registry
     assert spooky.leaderboard_source == "kaggle" and spooky.gold_threshold == 0.16506
 
     without_board = next(c for c in Competition.objects.filter(gold_threshold__isnull=True) if "split75" in c.splits)
-    pack = write_portal_pack(tmp_path / "other", competition_id=without_board.slug, leaderboard=[0.9, 0.8, 0.7, 0.6],
-                             extra={"grader": {"name": "log_loss_multiclass", "params": {}}})
+    pack = write_portal_pack(
+        tmp_path / "other",
+        competition_id=without_board.slug,
+        leaderboard=[0.9, 0.8, 0.7, 0.6],
+        extra={"grader": {"name": "log_loss_multiclass", "params": {}}},
+    )
     call_command("import_competition_pack", str(pack))
     without_board.refresh_from_db()
     assert without_board.leaderboard_source == "pack"
@@ -63,15 +69,28 @@ def test_a_pack_leaderboard_gives_thresholds_only_where_kaggle_has_none(registry
     ("breaks", "message"),
     [
         (lambda d: (d / "pack.json").write_text("{not json"), "is not valid JSON"),
-        (lambda d: (d / "pack.json").write_text(json.dumps({"competition_id": "nope-such", "answers": "private/test.csv"})),
-         "no competition 'nope-such' in the current benchmark"),
-        (lambda d: (d / "pack.json").write_text(json.dumps({"competition_id": SPOOKY, "answers": "../../etc/passwd"})),
-         "points outside the pack folder"),
+        (
+            lambda d: (d / "pack.json").write_text(
+                json.dumps({"competition_id": "nope-such", "answers": "private/test.csv"})
+            ),
+            "no competition 'nope-such' in the current benchmark",
+        ),
+        (
+            lambda d: (d / "pack.json").write_text(
+                json.dumps({"competition_id": SPOOKY, "answers": "../../etc/passwd"})
+            ),
+            "points outside the pack folder",
+        ),
         (lambda d: (d / "pack.json").write_text(json.dumps({"competition_id": SPOOKY})), "'answers' is required"),
         (lambda d: (d / "private" / "test.csv").unlink(), "which does not exist"),
-        (lambda d: (d / "pack.json").write_text(json.dumps(
-            {"competition_id": SPOOKY, "answers": "private/test.csv", "grader": {"name": "no-such-grader"}})),
-         "no grader named 'no-such-grader'"),
+        (
+            lambda d: (d / "pack.json").write_text(
+                json.dumps(
+                    {"competition_id": SPOOKY, "answers": "private/test.csv", "grader": {"name": "no-such-grader"}}
+                )
+            ),
+            "no grader named 'no-such-grader'",
+        ),
     ],
 )
 def test_a_broken_pack_is_refused_with_a_clear_message_and_leaves_nothing(registry, tmp_path, breaks, message):
@@ -90,8 +109,12 @@ def test_an_empty_folder_says_what_a_pack_looks_like(registry, tmp_path):
 def test_answers_are_never_served(registry, tmp_path, client):
     call_command("import_competition_pack", str(write_portal_pack(tmp_path / "spooky")))
     pack = CompetitionPack.objects.get()
-    for url in (f"/media/{pack.answers_path}", f"/private/{pack.answers_path}", f"/static/{pack.answers_path}",
-                f"/api/v1/competitions/{SPOOKY}/"):
+    for url in (
+        f"/media/{pack.answers_path}",
+        f"/private/{pack.answers_path}",
+        f"/static/{pack.answers_path}",
+        f"/api/v1/competitions/{SPOOKY}/",
+    ):
         response = client.get(url)
         assert b"id00000,1,0,0" not in response.content
         assert pack.answers_path.encode() not in response.content
@@ -105,9 +128,22 @@ def test_the_grade_command_prints_an_mlebench_report(registry, tmp_path, capsys)
     call_command("grade", "--competition", SPOOKY, str(submission))
     report = json.loads(capsys.readouterr().out)
     assert list(report) == [
-        "competition_id", "score", "gold_threshold", "silver_threshold", "bronze_threshold", "median_threshold",
-        "any_medal", "gold_medal", "silver_medal", "bronze_medal", "above_median", "submission_exists",
-        "valid_submission", "is_lower_better", "created_at", "submission_path",
+        "competition_id",
+        "score",
+        "gold_threshold",
+        "silver_threshold",
+        "bronze_threshold",
+        "median_threshold",
+        "any_medal",
+        "gold_medal",
+        "silver_medal",
+        "bronze_medal",
+        "above_median",
+        "submission_exists",
+        "valid_submission",
+        "is_lower_better",
+        "created_at",
+        "submission_path",
     ]
     # log loss of a 0.8 confidence on the right author for every row
     assert report["score"] == pytest.approx(round(-__import__("math").log(0.8), 5))

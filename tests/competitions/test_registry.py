@@ -47,7 +47,8 @@ def test_thresholds_equal_the_official_graders_for_all_16_reported_competitions(
     for row in rows:
         c = Competition.objects.get(slug=row["competition_id"])
         assert [c.gold_threshold, c.silver_threshold, c.bronze_threshold, c.median_threshold] == [
-            float(row[f"{name}_threshold"]) for name in ("gold", "silver", "bronze", "median")]
+            float(row[f"{name}_threshold"]) for name in ("gold", "silver", "bronze", "median")
+        ]
         assert c.thresholds_from_official_report
 
 
@@ -62,10 +63,15 @@ def test_computed_thresholds_equal_the_official_graders_wherever_the_leaderboard
         c = Competition.objects.get(slug=row["competition_id"])
         limits = thresholds_from_leaderboard(c.leaderboard_scores)
         c.gold_threshold, c.silver_threshold, c.bronze_threshold, c.median_threshold = (
-            limits.gold, limits.silver, limits.bronze, limits.median)
+            limits.gold,
+            limits.silver,
+            limits.bronze,
+            limits.median,
+        )
         for name in ("gold", "silver", "bronze", "median"):
-            assert getattr(c, f"{name}_threshold") == pytest.approx(float(row[f"{name}_threshold"]), abs=0, rel=1e-12), (
-                c.slug, name)
+            assert getattr(c, f"{name}_threshold") == pytest.approx(
+                float(row[f"{name}_threshold"]), abs=0, rel=1e-12
+            ), (c.slug, name)
         assert c.is_lower_better == (row["is_lower_better"] == "True")
 
 

@@ -25,18 +25,31 @@ def split(name: str) -> list[str]:
     return (DATA / "splits" / f"{name}.txt").read_text().split()
 
 
-def report_entry(competition_id: str, *, run_group: str, run_id: str | None = None, medal: str | None = None,
-                 valid: bool = True, score: float = 0.5) -> dict:
+def report_entry(
+    competition_id: str,
+    *,
+    run_group: str,
+    run_id: str | None = None,
+    medal: str | None = None,
+    valid: bool = True,
+    score: float = 0.5,
+) -> dict:
     """One competition report as MLE-bench writes it, of a run made and submitted; `medal` is gold, silver,
     bronze or None."""
     template = _example_entries()[1]  # a valid submission
     if run_id is None:
         digest = hashlib.sha256(f"{run_group}/{competition_id}".encode()).hexdigest()
         run_id = f"{competition_id}_{digest[:12]}"
-    entry = {**template, "competition_id": competition_id, "score": score if valid else None,
-             "any_medal": medal is not None, "above_median": medal is not None,
-             "submission_exists": True, "valid_submission": valid,
-             "submission_path": f"runs/{run_group}/{run_id}/submission/submission.csv"}
+    entry = {
+        **template,
+        "competition_id": competition_id,
+        "score": score if valid else None,
+        "any_medal": medal is not None,
+        "above_median": medal is not None,
+        "submission_exists": True,
+        "valid_submission": valid,
+        "submission_path": f"runs/{run_group}/{run_id}/submission/submission.csv",
+    }
     for name in ("gold", "silver", "bronze"):
         entry[f"{name}_medal"] = medal == name
     return entry

@@ -13,6 +13,7 @@ from grading.models import Flag, ReviewEvent, Run, Submission
 from grading.services.finish import submission_finish
 from grading.services.publication import submission_publish_if_ready
 from grading.services.submissions import submission_folder
+from tests.grading.builders import loaded_benchmark
 from tests.grading.checks.builders import PIZZA, SPOOKY, report
 
 S = Submission.Status
@@ -25,18 +26,28 @@ def registry(db):
 
 def checking_submission(team, *, logs: dict | None = None) -> Submission:
     """A submission ready for the checking step: a demo run group unpacked where intake puts it, re-graded."""
-    submission = Submission.objects.create(team=team, benchmark=current_benchmark(), status=S.CHECKING,
-                                           manifest=default_manifest(split="low", seeds=3))
+    submission = Submission.objects.create(
+        team=team, benchmark=loaded_benchmark(), status=S.CHECKING, manifest=default_manifest(split="low", seeds=3)
+    )
     root = submission_folder(submission) / "bundle"
     group = write_run_group(out_dir=root / "runs", competition_ids=[PIZZA, SPOOKY], seeds=(0, 1, 2))
     competitions = {c.slug: c for c in Competition.objects.filter(benchmark=submission.benchmark)}
-    runs = []
+    runs: list[Run] = []
     for folder in sorted(p for p in group.iterdir() if p.is_dir()):
         slug = folder.name.rsplit("_", 1)[0]
         seed = sum(1 for r in runs if r.competition.slug == slug)
-        runs.append(Run(submission=submission, competition=competitions[slug], seed=seed, run_group=group.name,
-                        run_id=folder.name, status=Run.Status.DONE, regraded=report(slug, 0.5),
-                        submission_file=f"runs/{group.name}/{folder.name}/submission/submission.csv"))
+        runs.append(
+            Run(
+                submission=submission,
+                competition=competitions[slug],
+                seed=seed,
+                run_group=group.name,
+                run_id=folder.name,
+                status=Run.Status.DONE,
+                regraded=report(slug, 0.5),
+                submission_file=f"runs/{group.name}/{folder.name}/submission/submission.csv",
+            )
+        )
     Run.objects.bulk_create(runs)
     write_logs(submission, logs or {})
     return submission
@@ -61,7 +72,10 @@ def test_a_bundle_with_warnings_only_is_published_with_its_comparability(registr
     submission_finish(submission_id=submission.pk)
     submission.refresh_from_db()
     assert submission.status == S.PUBLISHED
-    assert set(Flag.objects.filter(submission=submission).values_list("code", flat=True)) == {"incomplete_coverage", "insufficient_seeds"}
+    assert set(Flag.objects.filter(submission=submission).values_list("code", flat=True)) == {
+        "incomplete_coverage",
+        "insufficient_seeds",
+    }
     assert not submission.comparable and submission.comparability["tiers"]["low"]["comparable"] is False
     assert ReviewEvent.objects.filter(submission=submission, kind=ReviewEvent.Kind.PUBLISHED).count() == 1
 
@@ -82,7 +96,8 @@ def test_a_recheck_keeps_an_unchanged_decision_and_reopens_a_changed_one(registr
     submission = checking_submission(alice.teams.get(), logs={(PIZZA, 1): "gold_medal: True\n"})
     submission_finish(submission_id=submission.pk)
     Flag.objects.filter(submission=submission, code="test_set_feedback").update(
-        decision="accept", decided_by=maintainer, resolution="the team's own report")
+        decision="accept", decided_by=maintainer, resolution="the team's own report"
+    )
 
     check_again(submission)
     kept = Flag.objects.get(submission=submission, code="test_set_feedback")

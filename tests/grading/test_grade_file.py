@@ -13,8 +13,10 @@ from grading.services.grade_file import grade_file
 
 MELANOMA = "siim-isic-melanoma-classification"  # Low tier, and no Kaggle leaderboard in our data
 HM = "h-and-m-personalized-fashion-recommendations"
-TWELVE = "0706016001 0706016002 0372860001 0610776002 0759871002 0464297007 0372860002 0610776001 0399223001 " \
-         "0706016003 0720125001 0156231001"
+TWELVE = (
+    "0706016001 0706016002 0372860001 0610776002 0759871002 0464297007 0372860002 0610776001 0399223001 "
+    "0706016003 0720125001 0156231001"
+)
 
 
 @pytest.fixture
@@ -35,7 +37,8 @@ def hm_data(folder: Path, *, buyers: int, customers: int) -> Path:
     public.mkdir(parents=True)
     ids = [f"{i:064x}" for i in range(customers)]
     (private / "answers.csv").write_text(
-        "customer_id,prediction\n" + "".join(f"{c},706016001 372860001\n" for c in ids[:buyers]))
+        "customer_id,prediction\n" + "".join(f"{c},706016001 372860001\n" for c in ids[:buyers])
+    )
     (public / "sample_submission.csv").write_text("customer_id,prediction\n" + "".join(f"{c},{TWELVE}\n" for c in ids))
     return folder
 

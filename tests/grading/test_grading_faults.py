@@ -32,12 +32,33 @@ class SlowWorker(WorkerProcess):
     def __init__(self, *, delay: float, env: dict):
         self.name = f"slow-{uuid.uuid4().hex[:8]}@%h"
         self.log = Path(settings.DATA_DIR) / f"worker-{uuid.uuid4().hex[:8]}.log"
-        command = [sys.executable, "-m", "tests.grading.slow_worker", "-A", "portal", "worker", "-Q", "default,grading",
-                   "-c", "1", "-n", self.name, "--without-gossip", "--without-mingle", "--loglevel", "INFO"]
+        command = [
+            sys.executable,
+            "-m",
+            "tests.grading.slow_worker",
+            "-A",
+            "portal",
+            "worker",
+            "-Q",
+            "default,grading",
+            "-c",
+            "1",
+            "-n",
+            self.name,
+            "--without-gossip",
+            "--without-mingle",
+            "--loglevel",
+            "INFO",
+        ]
         self._log_file = self.log.open("wb")
-        self.process = subprocess.Popen(command, cwd=REPO, stdout=self._log_file, stderr=subprocess.STDOUT,
-                                        start_new_session=True,
-                                        env=_worker_env({**env, "TEST_GRADING_DELAY": str(delay)}))
+        self.process = subprocess.Popen(
+            command,
+            cwd=REPO,
+            stdout=self._log_file,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env=_worker_env({**env, "TEST_GRADING_DELAY": str(delay)}),
+        )
 
 
 def watchdog_period() -> float:
@@ -127,8 +148,10 @@ def test_a_queued_run_whose_message_the_broker_dropped_is_sent_again_by_the_watc
     assert Run.objects.get(pk=lost).status == R.QUEUED
 
     # A run queued after it was claimed WORKER_LOST_SECONDS ago: its message is gone, and is sent again.
-    took = run_watchdog_until(lambda: Run.objects.filter(pk=lost, status=R.DONE).exists(),
-                              within=settings.WORKER_LOST_SECONDS + 2 * watchdog_period() + 10)
+    took = run_watchdog_until(
+        lambda: Run.objects.filter(pk=lost, status=R.DONE).exists(),
+        within=settings.WORKER_LOST_SECONDS + 2 * watchdog_period() + 10,
+    )
     assert took < 60
     assert Run.objects.get(pk=lost).attempts == 1
     body = wait_final(alice_api, submission.pk)

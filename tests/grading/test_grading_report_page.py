@@ -14,9 +14,7 @@ def alices_submission(alice):
     return reported_submission(alice.teams.get())
 
 
-def test_alice_sees_each_report_with_score_validity_medal_thresholds_and_reason(
-    client, alice, alices_submission
-):
+def test_alice_sees_each_report_with_score_validity_medal_thresholds_and_reason(client, alice, alices_submission):
     client.force_login(alice)
     response = client.get(f"/submissions/{alices_submission.pk}/grading-report/")
     assert response.status_code == 200
@@ -46,10 +44,7 @@ def test_the_submission_page_links_the_report_page_next_to_the_download(client, 
     client.force_login(alice)
     page = client.get(f"/submissions/{alices_submission.pk}/").content.decode()
     assert f'href="/submissions/{alices_submission.pk}/grading-report/" id="report-view"' in page
-    assert (
-        f'href="/api/v1/submissions/{alices_submission.pk}/grading-report/" id="report-download" download'
-        in page
-    )
+    assert f'href="/api/v1/submissions/{alices_submission.pk}/grading-report/" id="report-download" download' in page
 
 
 def test_the_download_is_an_attachment_with_a_file_name(client, alice, alices_submission):
@@ -68,9 +63,7 @@ def test_bob_cannot_see_the_report_of_alices_unpublished_submission(client, bob,
     assert client.get(f"/submissions/{alices_submission.pk}/").status_code == 404
 
 
-def test_an_anonymous_visitor_gets_404_for_an_unpublished_report_as_for_the_submission(
-    client, alices_submission
-):
+def test_an_anonymous_visitor_gets_404_for_an_unpublished_report_as_for_the_submission(client, alices_submission):
     assert client.get(f"/submissions/{alices_submission.pk}/grading-report/").status_code == 404
     assert client.get(f"/submissions/{alices_submission.pk}/").status_code == 404
 

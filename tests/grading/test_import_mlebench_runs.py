@@ -18,7 +18,13 @@ from grading.services.mlebench_import import IMPORT_TEAM_NAME
 from portal.accounts.models import Membership, Team
 from tests.conftest import persona
 from tests.grading.mlebench_checkout import (
-    REPORT_NAME, no_submission_entry, report_entry, split, write_entries, write_report, write_run_groups,
+    REPORT_NAME,
+    no_submission_entry,
+    report_entry,
+    split,
+    write_entries,
+    write_report,
+    write_run_groups,
 )
 
 ALL, LOW, MEDIUM, HIGH = split("split75"), split("low"), split("medium"), split("high")
@@ -52,8 +58,9 @@ def registry(db, shipped):
 def aide_b_entries() -> list[dict]:
     """Every competition, 9 golds, and X twice (gold first, then nothing), in no particular order: the stable
     sort by competition keeps X's two entries in file order, though the first one's run id sorts last."""
-    entries = [report_entry(c, run_group=AIDE_B, medal="gold" if c in OTHERS[10:19] else None)
-               for c in reversed(OTHERS)]
+    entries = [
+        report_entry(c, run_group=AIDE_B, medal="gold" if c in OTHERS[10:19] else None) for c in reversed(OTHERS)
+    ]
     entries.insert(5, report_entry(X, run_group=AIDE_B, run_id=X_FIRST, medal="gold", score=0.1))
     entries.insert(40, report_entry(Y, run_group=AIDE_B))
     entries.insert(60, report_entry(X, run_group=AIDE_B, run_id=X_SECOND, score=0.9))
@@ -61,10 +68,12 @@ def aide_b_entries() -> list[dict]:
 
 
 def mlab_entries(*, bronze_on_aerial: bool = False) -> list[dict]:
-    return [report_entry(X, run_group=MLAB, medal="gold"),
-            report_entry(LOW[0], run_group=MLAB, medal="bronze" if bronze_on_aerial else None),
-            no_submission_entry(LOW[1]),
-            report_entry(LOW[2], run_group=MLAB, score=math.nan)]  # MLE-bench writes NaN
+    return [
+        report_entry(X, run_group=MLAB, medal="gold"),
+        report_entry(LOW[0], run_group=MLAB, medal="bronze" if bronze_on_aerial else None),
+        no_submission_entry(LOW[1]),
+        report_entry(LOW[2], run_group=MLAB, score=math.nan),
+    ]  # MLE-bench writes NaN
 
 
 @pytest.fixture
@@ -78,28 +87,65 @@ def checkout(tmp_path) -> Path:
     and one without a report.
     """
     root = tmp_path / "mle-bench"
-    write_report(root, AIDE_A, [
-        report_entry(c, run_group=AIDE_A,
-                     medal=("gold", "gold", "silver", "silver", "bronze", "bronze")[i] if i < 6 else None,
-                     valid=i < 70)
-        for i, c in enumerate(OTHERS)
-    ] + [report_entry(X, run_group=AIDE_A), report_entry(Y, run_group=AIDE_A),
-         report_entry("not-a-competition", run_group=AIDE_A, medal="gold")])
+    write_report(
+        root,
+        AIDE_A,
+        [
+            report_entry(
+                c,
+                run_group=AIDE_A,
+                medal=("gold", "gold", "silver", "silver", "bronze", "bronze")[i] if i < 6 else None,
+                valid=i < 70,
+            )
+            for i, c in enumerate(OTHERS)
+        ]
+        + [
+            report_entry(X, run_group=AIDE_A),
+            report_entry(Y, run_group=AIDE_A),
+            report_entry("not-a-competition", run_group=AIDE_A, medal="gold"),
+        ],
+    )
     write_report(root, AIDE_B, aide_b_entries())
-    write_report(root, AIDE_C, [
-        report_entry(c, run_group=AIDE_C, medal="bronze" if c in OTHERS[20:23] else None) for c in OTHERS
-    ] + [report_entry(X, run_group=AIDE_C, medal="silver")])
+    write_report(
+        root,
+        AIDE_C,
+        [report_entry(c, run_group=AIDE_C, medal="bronze" if c in OTHERS[20:23] else None) for c in OTHERS]
+        + [report_entry(X, run_group=AIDE_C, medal="silver")],
+    )
     write_report(root, MLAB, mlab_entries())
-    write_report(root, f"{MLAB_EMPTY}/hourly", [report_entry(X, run_group=MLAB_EMPTY, medal="gold")],
-                 name="grading_report_0.json")  # below the run group folder: MLE-bench does not read it
-    write_run_groups(root, [("aide-o1", AIDE_C), ("aide-o1", AIDE_A), ("aide-o1", AIDE_B),
-                            ("mlab-gpt4o", MLAB), ("mlab-gpt4o", MLAB_MISSING), ("mlab-gpt4o", MLAB_EMPTY),
-                            ("other", "2024-11-01_x")])
-    write_entries(tmp_path / "entries.csv", [
-        ["aide-o1", "AIDE", "o1-preview; gpt-4o", "2024-10-09", "24", AIDE_URL,
-         "From the MLE-bench paper, with pass@1"],
-        ["mlab-gpt4o", "MLAB", "gpt-4o", "2024-10-09", "", "", ""],
-    ])
+    write_report(
+        root,
+        f"{MLAB_EMPTY}/hourly",
+        [report_entry(X, run_group=MLAB_EMPTY, medal="gold")],
+        name="grading_report_0.json",
+    )  # below the run group folder: MLE-bench does not read it
+    write_run_groups(
+        root,
+        [
+            ("aide-o1", AIDE_C),
+            ("aide-o1", AIDE_A),
+            ("aide-o1", AIDE_B),
+            ("mlab-gpt4o", MLAB),
+            ("mlab-gpt4o", MLAB_MISSING),
+            ("mlab-gpt4o", MLAB_EMPTY),
+            ("other", "2024-11-01_x"),
+        ],
+    )
+    write_entries(
+        tmp_path / "entries.csv",
+        [
+            [
+                "aide-o1",
+                "AIDE",
+                "o1-preview; gpt-4o",
+                "2024-10-09",
+                "24",
+                AIDE_URL,
+                "From the MLE-bench paper, with pass@1",
+            ],
+            ["mlab-gpt4o", "MLAB", "gpt-4o", "2024-10-09", "", "", ""],
+        ],
+    )
     return root
 
 
@@ -172,7 +218,9 @@ def test_seeds_follow_the_sorted_report_paths_and_a_stable_sort_by_competition(r
     assert x_runs[3].claimed["silver_medal"] is True
     assert x_runs[1].claimed["score"] == 0.1
     assert list(entry("aide-o1").runs.filter(competition__slug=Y).values_list("seed", "run_group")) == [
-        (0, AIDE_A), (1, AIDE_B)]
+        (0, AIDE_A),
+        (1, AIDE_B),
+    ]
     # A run without a submission path in MLE-bench's layout gets an id from its place in the report.
     mlab = {run.competition.slug: run for run in entry("mlab-gpt4o").runs.select_related("competition")}
     assert mlab[LOW[1]].run_id == f"{LOW[1]}_report2" and mlab[LOW[1]].claimed["submission_exists"] is False
@@ -202,24 +250,42 @@ def test_the_figures_are_mle_benchs_complete_and_padded_aggregates(registry, che
     assert padded["any_medal"]["mean"] == pytest.approx(statistics.mean(per_seed))  # 6.667
     assert padded["any_medal"]["sem"] == pytest.approx(sem(per_seed))  # 2.611
     assert padded["any_medal"]["sem"] == pytest.approx(2.6105200)  # sqrt(46 / 3) * 4 / 3 / 2
-    assert padded["submission_exists"]["mean"] == pytest.approx(statistics.mean(
-        [percent(75), percent(75), percent(74), percent(1)]))
+    assert padded["submission_exists"]["mean"] == pytest.approx(
+        statistics.mean([percent(75), percent(75), percent(74), percent(1)])
+    )
 
     # Per tier, seeds count over the tier's own competitions: X (low) has 4, Y (high) 2, the others 3.
-    seeds = {(tier, kind): (agg(aide, tier, kind) or {}).get("seeds") for tier in ("low", "medium", "high")
-             for kind in ("complete", "padded")}
-    assert seeds == {("low", "complete"): 3, ("low", "padded"): 4, ("medium", "complete"): 3,
-                     ("medium", "padded"): 3, ("high", "complete"): 2, ("high", "padded"): 3}
+    seeds = {
+        (tier, kind): (agg(aide, tier, kind) or {}).get("seeds")
+        for tier in ("low", "medium", "high")
+        for kind in ("complete", "padded")
+    }
+    assert seeds == {
+        ("low", "complete"): 3,
+        ("low", "padded"): 4,
+        ("medium", "complete"): 3,
+        ("medium", "padded"): 3,
+        ("high", "complete"): 2,
+        ("high", "padded"): 3,
+    }
     low_padded = agg(aide, "low", "padded")
-    assert low_padded["any_medal"]["mean"] == pytest.approx(statistics.mean([
-        percent(sum(c in LOW for c in OTHERS[:6]), 22), percent(sum(c in LOW for c in OTHERS[10:19]) + 1, 22),
-        percent(sum(c in LOW for c in OTHERS[20:23]), 22), percent(1, 22)]))
+    assert low_padded["any_medal"]["mean"] == pytest.approx(
+        statistics.mean(
+            [
+                percent(sum(c in LOW for c in OTHERS[:6]), 22),
+                percent(sum(c in LOW for c in OTHERS[10:19]) + 1, 22),
+                percent(sum(c in LOW for c in OTHERS[20:23]), 22),
+                percent(1, 22),
+            ]
+        )
+    )
 
     # mlab-gpt4o ran 4 competitions once: no complete seed anywhere; padded, one seed of one gold.
     mlab = entry("mlab-gpt4o")
     assert agg(mlab, "all", "complete") is None and agg(mlab, "low", "complete") is None
     assert agg(mlab, "all", "padded")["any_medal"] == pytest.approx(
-        {"mean": percent(1), "sem": 0.0, "ci_low": percent(1), "ci_high": percent(1)})
+        {"mean": percent(1), "sem": 0.0, "ci_low": percent(1), "ci_high": percent(1)}
+    )
     assert agg(mlab, "low", "padded")["any_medal"]["mean"] == pytest.approx(percent(1, 22))
     assert agg(mlab, "low", "padded")["valid_submission"]["mean"] == pytest.approx(percent(3, 22))
     assert agg(mlab, "high", "padded") is None
@@ -238,8 +304,11 @@ def test_the_summary_prints_figures_and_warnings(registry, checkout):
 
 def _snapshot() -> dict:
     return {
-        "submissions": list(Submission.objects.order_by("pk").values_list(
-            "pk", "status", "status_changed_at", "manifest", "comparability")),
+        "submissions": list(
+            Submission.objects.order_by("pk").values_list(
+                "pk", "status", "status_changed_at", "manifest", "comparability"
+            )
+        ),
         "runs": list(Run.objects.order_by("pk").values_list("pk", "seed", "claimed")),
         "aggregates": list(TierAggregate.objects.order_by("pk").values_list("pk", "data")),
         "events": list(ReviewEvent.objects.order_by("pk").values_list("pk", "created_at")),
@@ -335,12 +404,24 @@ def _malformed_entry(root: Path) -> str:
 
 def _lfs_pointer(root: Path) -> str:
     (root / "runs" / "run_group_experiments.csv").write_text(
-        "version https://git-lfs.github.com/spec/v1\noid sha256:7dbb44ef\nsize 5011\n")
+        "version https://git-lfs.github.com/spec/v1\noid sha256:7dbb44ef\nsize 5011\n"
+    )
     return "runs/run_group_experiments.csv is a Git LFS pointer, not the file: run 'git lfs pull'"
 
 
-@pytest.mark.parametrize("spoil", [_break_date, _negative_runtime, _bad_header, _unknown_experiment,
-                                   _two_reports, _malformed_json, _malformed_entry, _lfs_pointer])
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        _break_date,
+        _negative_runtime,
+        _bad_header,
+        _unknown_experiment,
+        _two_reports,
+        _malformed_json,
+        _malformed_entry,
+        _lfs_pointer,
+    ],
+)
 def test_a_problem_refuses_the_import_and_writes_nothing(registry, checkout, spoil):
     expected = spoil(checkout)
 
@@ -383,7 +464,6 @@ def test_it_refuses_a_team_of_that_name_with_members(registry, checkout):
         run_import(checkout)
 
     assert not Submission.objects.exists()
-
 
 
 def test_an_imported_experiment_is_listed_on_the_non_comparable_board_as_self_reported(registry, checkout, client):

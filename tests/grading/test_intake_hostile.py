@@ -21,7 +21,6 @@ from grading.models import Run, Submission
 from grading.services import pipeline
 from grading.services.submissions import submission_folder
 from tests.grading.test_submission_api import RUN, private_files, upload, upload_files
-from tests.lite import bundle_with
 
 GROUP = RUN.split("/")[1]
 SAMPLE = b"id,EAP,HPL,MWS\nid00001,0.3,0.3,0.4\n"
@@ -61,8 +60,11 @@ def manifest_text(**overrides) -> bytes:
 def _raw(tmp_path: Path, manifest: bytes, files: dict[str, bytes] | None = None, name: str = "b.tar.gz") -> Path:
     path = tmp_path / name
     with tarfile.open(path, "w:gz") as tar:
-        for member, data in {"manifest.json": manifest, f"{RUN}/submission/submission.csv": SAMPLE,
-                             **(files or {})}.items():
+        for member, data in {
+            "manifest.json": manifest,
+            f"{RUN}/submission/submission.csv": SAMPLE,
+            **(files or {}),
+        }.items():
             info = tarfile.TarInfo(member)
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
@@ -118,15 +120,19 @@ HOSTILE = {
         ["manifest.json", "'seeds'", "4000 digits"],
     ),
     "manifest_runtime_1e308": (
-        lambda t: _raw(t, manifest_text(runtime_hours=1e308)), ["manifest.json", "'runtime_hours'"],
+        lambda t: _raw(t, manifest_text(runtime_hours=1e308)),
+        ["manifest.json", "'runtime_hours'"],
     ),
     "manifest_javascript_url": (
         lambda t: _raw(t, manifest_text(agent={"name": "A", "source_url": "javascript:alert(1)"})),
         ["'agent.source_url'", "http://"],
     ),
     "metadata_seed_10_to_the_30": (
-        lambda t: _raw(t, GOOD, {f"runs/{GROUP}/metadata.json": json.dumps(
-            {"runs": {RUN.split("/")[2]: {"seed": 10**30}}}).encode()}),
+        lambda t: _raw(
+            t,
+            GOOD,
+            {f"runs/{GROUP}/metadata.json": json.dumps({"runs": {RUN.split("/")[2]: {"seed": 10**30}}}).encode()},
+        ),
         [f"runs/{GROUP}/metadata.json", ".seed'", "31 digits"],
     ),
     "metadata_nested_deep": (
@@ -134,10 +140,12 @@ HOSTILE = {
         [f"runs/{GROUP}/metadata.json", "levels deep"],
     ),
     "tar_name_over_4096_bytes_on_disk": (
-        lambda t: _raw(t, GOOD, {EMOJI_PATH: b"x"}), ["unsafe member name", "bytes long"],
+        lambda t: _raw(t, GOOD, {EMOJI_PATH: b"x"}),
+        ["unsafe member name", "bytes long"],
     ),
     "zip_name_over_4096_bytes_on_disk": (
-        lambda t: _zip(t, {"manifest.json": GOOD, EMOJI_PATH: b"x"}), ["unsafe member name", "bytes long"],
+        lambda t: _zip(t, {"manifest.json": GOOD, EMOJI_PATH: b"x"}),
+        ["unsafe member name", "bytes long"],
     ),
     "zip64_locator_at_2_to_the_62": (_zip64_far, ["zip64 locator points at byte 4611686018427387904"]),
     "two_zips_joined": (_joined_zips, ["in front of the first entry"]),
@@ -165,16 +173,23 @@ def test_hostile_bundles_never_count_against_the_quota_or_leave_files(registry, 
 def test_a_bundle_with_more_runs_than_the_cap_is_refused(registry, alice_api, tmp_path, settings):
     settings.BUNDLE_MAX_SEEDS = 2
     runs = {f"runs/{GROUP}/spooky-author-identification_{i:04d}/submission/submission.csv": b"id\n" for i in range(3)}
-    error = assert_refused(upload(alice_api, _raw(tmp_path, GOOD, runs)), "4 runs of spooky-author-identification",
-                           "at most 2 seeds")
+    error = assert_refused(
+        upload(alice_api, _raw(tmp_path, GOOD, runs)), "4 runs of spooky-author-identification", "at most 2 seeds"
+    )
     assert error["code"] == "too_many_runs"
 
 
 def test_a_bundle_of_thousands_of_header_only_runs_is_refused_before_any_is_queued(registry, alice_api, tmp_path):
-    runs = {f"runs/g{i % 30}/spooky-author-identification_{i:05d}/submission/submission.csv": b"id\n"
-            for i in range(2000)}
-    error = assert_refused(upload(alice_api, _raw(tmp_path, manifest_text(benchmark={
-        **default_manifest()["benchmark"], "split": "low"}), runs)), "the bundle holds 2001 runs")
+    runs = {
+        f"runs/g{i % 30}/spooky-author-identification_{i:05d}/submission/submission.csv": b"id\n" for i in range(2000)
+    }
+    error = assert_refused(
+        upload(
+            alice_api,
+            _raw(tmp_path, manifest_text(benchmark={**default_manifest()["benchmark"], "split": "low"}), runs),
+        ),
+        "the bundle holds 2001 runs",
+    )
     assert error["code"] == "too_many_runs" and error["details"]["limit"] == 22 * settings.BUNDLE_MAX_SEEDS
 
 
@@ -190,11 +205,22 @@ BAD_REPORTS = {
 
 def report_entry() -> dict:
     return {
-        "competition_id": "spooky-author-identification", "score": 0.5, "gold_threshold": 0.16506,
-        "silver_threshold": 0.26996, "bronze_threshold": 0.29381, "median_threshold": 0.41879,
-        "any_medal": False, "gold_medal": False, "silver_medal": False, "bronze_medal": False,
-        "above_median": False, "submission_exists": True, "valid_submission": True, "is_lower_better": True,
-        "created_at": "2026-11-30T10:00:00", "submission_path": f"{RUN}/submission/submission.csv",
+        "competition_id": "spooky-author-identification",
+        "score": 0.5,
+        "gold_threshold": 0.16506,
+        "silver_threshold": 0.26996,
+        "bronze_threshold": 0.29381,
+        "median_threshold": 0.41879,
+        "any_medal": False,
+        "gold_medal": False,
+        "silver_medal": False,
+        "bronze_medal": False,
+        "above_median": False,
+        "submission_exists": True,
+        "valid_submission": True,
+        "is_lower_better": True,
+        "created_at": "2026-11-30T10:00:00",
+        "submission_path": f"{RUN}/submission/submission.csv",
     }
 
 
@@ -205,7 +231,9 @@ def report_bytes(case: str) -> bytes:
         return b'"competition_reports"'
     if case == "nested_10000_deep":
         return b'{"competition_reports": [' + b"[" * 10_000 + b"]" * 10_000 + b"]}"
-    return json.dumps({"competition_reports": [BAD_REPORTS[case](report_entry())]}).encode()
+    spoil = BAD_REPORTS[case]
+    assert spoil is not None, f"{case} is written out above"
+    return json.dumps({"competition_reports": [spoil(report_entry())]}).encode()
 
 
 @pytest.mark.parametrize("case", sorted(BAD_REPORTS))
@@ -254,8 +282,8 @@ def test_a_failure_of_ours_after_intake_removes_the_files_and_counts_against_not
 @pytest.mark.django_db(transaction=True)
 def test_healthz_answers_within_a_second_while_hostile_uploads_are_refused(live_server, tmp_path):
     from competitions.services import competitions_load
-    from tests.conftest import persona
     from portal.accounts import services
+    from tests.conftest import persona
 
     competitions_load()
     user = persona("mallory", team="Mallory")
@@ -265,8 +293,12 @@ def test_healthz_answers_within_a_second_while_hostile_uploads_are_refused(live_
 
     def attack() -> None:
         for _ in range(10):
-            response = requests.post(f"{live_server.url}/api/v1/submissions/", headers={"Authorization": f"Token {key}"},
-                                     files={"bundle": ("b.tar.gz", hostile)}, timeout=60)
+            response = requests.post(
+                f"{live_server.url}/api/v1/submissions/",
+                headers={"Authorization": f"Token {key}"},
+                files={"bundle": ("b.tar.gz", hostile)},
+                timeout=60,
+            )
             answers.append(response.status_code)
 
     attacker = threading.Thread(target=attack)

@@ -16,8 +16,9 @@ def graded_nan(registry_with_packs, alice, lite_bundle, django_capture_on_commit
 
     from grading.services.intake import submission_create
 
-    submission = submission_create(team=alice.teams.get(), user=alice,
-                                   upload=SimpleUploadedFile("lite.tar.gz", lite_bundle.read_bytes()))
+    submission = submission_create(
+        team=alice.teams.get(), user=alice, upload=SimpleUploadedFile("lite.tar.gz", lite_bundle.read_bytes())
+    )
     run = Run.objects.filter(submission=submission).select_related("competition").first()
     report = pipeline.invalid_run_report(run, "unused")
     report.update(score=math.nan, valid_submission=True, reason=None)
@@ -51,4 +52,4 @@ def test_the_results_api_answers_strict_json_and_the_report_download_writes_nan(
 def test_the_report_page_shows_a_nan_score_as_nan(graded_nan, client, alice):
     client.force_login(alice)
     page = client.get(f"/submissions/{graded_nan.submission_id}/grading-report/").content.decode()
-    assert "NaN <span class=\"muted\">(earns nothing)</span>" in page
+    assert 'NaN <span class="muted">(earns nothing)</span>' in page

@@ -73,8 +73,9 @@ def test_a_lite_bundle_is_regraded_and_every_score_equals_the_grade_command(
 
 
 @pytest.mark.worker
-def test_a_report_that_lies_about_a_score_shows_the_mismatch(registry_with_packs, alice_api, celery_worker,
-                                                              lite_run_group, tmp_path):
+def test_a_report_that_lies_about_a_score_shows_the_mismatch(
+    registry_with_packs, alice_api, celery_worker, lite_run_group, tmp_path
+):
     import shutil
 
     from competitions.demo.runs import default_manifest, write_run_bundle
@@ -83,11 +84,24 @@ def test_a_report_that_lies_about_a_score_shows_the_mismatch(registry_with_packs
     shutil.copytree(lite_run_group, group)
     spooky = sorted(p for p in group.iterdir() if p.name.startswith("spooky-author-identification_"))[0]
     honest = grade_with_command("spooky-author-identification", spooky / "submission" / "submission.csv")
-    lie = {**honest, "score": 0.01, "gold_medal": True, "any_medal": True,
-           "submission_path": f"runs/{group.name}/{spooky.name}/submission/submission.csv"}
-    report = {"total_runs": 1, "total_runs_with_submissions": 1, "total_valid_submissions": 1, "total_medals": 1,
-              "total_gold_medals": 1, "total_silver_medals": 0, "total_bronze_medals": 0, "total_above_median": 1,
-              "competition_reports": [lie]}
+    lie = {
+        **honest,
+        "score": 0.01,
+        "gold_medal": True,
+        "any_medal": True,
+        "submission_path": f"runs/{group.name}/{spooky.name}/submission/submission.csv",
+    }
+    report = {
+        "total_runs": 1,
+        "total_runs_with_submissions": 1,
+        "total_valid_submissions": 1,
+        "total_medals": 1,
+        "total_gold_medals": 1,
+        "total_silver_medals": 0,
+        "total_bronze_medals": 0,
+        "total_above_median": 1,
+        "competition_reports": [lie],
+    }
     (group / "2026-11-30T10-00-00-GMT_grading_report.json").write_text(json.dumps(report))
     bundle = write_run_bundle(run_group=group, out_path=tmp_path / "lying.tar.gz", manifest=default_manifest())
 
@@ -124,8 +138,9 @@ def test_a_worker_killed_midway_leaves_the_submission_finishing_on_another(
 
 
 @pytest.mark.worker
-def test_a_maintainer_regrades_a_submission_and_others_cannot(registry_with_packs, alice_api, celery_worker,
-                                                              lite_bundle, maintainer):
+def test_a_maintainer_regrades_a_submission_and_others_cannot(
+    registry_with_packs, alice_api, celery_worker, lite_bundle, maintainer
+):
     from portal.accounts import services
     from tests.conftest import api_client_for
 

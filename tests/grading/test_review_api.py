@@ -26,13 +26,17 @@ def test_team_members_outsiders_and_anonymous_visitors_get_403_and_see_nothing(e
     for client in (alice_api, bob_api, APIClient()):
         for response in (
             client.get("/api/v1/review/flags/"),
-            client.post(f"/api/v1/review/flags/{flag.pk}/decision/", {"decision": "accept", "reason": "x"}, format="json"),
-            client.post(f"/api/v1/review/submissions/{entry.pk}/decision/", {"decision": "accept", "reason": "x"},
-                        format="json"),
+            client.post(
+                f"/api/v1/review/flags/{flag.pk}/decision/", {"decision": "accept", "reason": "x"}, format="json"
+            ),
+            client.post(
+                f"/api/v1/review/submissions/{entry.pk}/decision/", {"decision": "accept", "reason": "x"}, format="json"
+            ),
         ):
             assert response.status_code == 403
-            assert response.json() == {"error": {"code": "permission_denied", "message": "Only maintainers can do this.",
-                                                 "details": {}}}
+            assert response.json() == {
+                "error": {"code": "permission_denied", "message": "Only maintainers can do this.", "details": {}}
+            }
     flag.refresh_from_db()
     assert flag.decision == "" and not entry.review_events.exists()
 
@@ -44,7 +48,13 @@ def test_the_queue_lists_open_flags_in_the_spec_shape(entry, maintainer_api, ali
     item = body[0]
     assert {"id", "code", "severity", "tiers", "message", "evidence", "resolution"} <= item.keys()
     assert (item["id"], item["code"], item["severity"], item["submission_id"], item["team"], item["decision"]) == (
-        flag.pk, "test_set_feedback", "blocking", entry.pk, "Alice Lab", "")
+        flag.pk,
+        "test_set_feedback",
+        "blocking",
+        entry.pk,
+        "Alice Lab",
+        "",
+    )
     assert item["evidence"]["hits"][0]["line"] == 41 and item["created_at"]
 
 
@@ -64,24 +74,39 @@ def test_the_queue_filters_by_code_severity_team_and_age(entry, maintainer_api, 
 
 def test_a_flag_decision_answers_the_decided_flag(entry, maintainer_api, maintainer):
     flag = entry.flags.get()
-    response = maintainer_api.post(f"/api/v1/review/flags/{flag.pk}/decision/",
-                                   {"decision": "non_comparable", "reason": "The agent saw its test score."}, format="json")
+    response = maintainer_api.post(
+        f"/api/v1/review/flags/{flag.pk}/decision/",
+        {"decision": "non_comparable", "reason": "The agent saw its test score."},
+        format="json",
+    )
     assert response.status_code == 200
     body = response.json()
     assert (body["id"], body["decision"], body["resolution"], body["decided_by"]) == (
-        flag.pk, "non_comparable", "The agent saw its test score.", "maya")
+        flag.pk,
+        "non_comparable",
+        "The agent saw its test score.",
+        "maya",
+    )
     assert maintainer_api.get("/api/v1/review/flags/").json() == []
     public = APIClient().get(f"/api/v1/submissions/{entry.pk}/").json()
     assert public["status"] == "published" and public["comparable"] is False
     assert public["review_reason"] == "The agent saw its test score."
     assert public["review_trail"][0] | {"created_at": None} == {
-        "kind": "decision", "decision": "non_comparable", "reason": "The agent saw its test score.", "flag_id": flag.pk,
-        "actor": "maya", "created_at": None}
+        "kind": "decision",
+        "decision": "non_comparable",
+        "reason": "The agent saw its test score.",
+        "flag_id": flag.pk,
+        "actor": "maya",
+        "created_at": None,
+    }
 
 
 def test_an_entry_decision_answers_the_submission(entry, maintainer_api):
-    response = maintainer_api.post(f"/api/v1/review/submissions/{entry.pk}/decision/",
-                                   {"decision": "reject", "reason": "Answers read from the private folder."}, format="json")
+    response = maintainer_api.post(
+        f"/api/v1/review/submissions/{entry.pk}/decision/",
+        {"decision": "reject", "reason": "Answers read from the private folder."},
+        format="json",
+    )
     assert response.status_code == 200
     body = response.json()
     assert body["id"] == entry.pk and body["status"] == "rejected" and body["review_decision"] == "reject"
@@ -90,23 +115,30 @@ def test_an_entry_decision_answers_the_submission(entry, maintainer_api):
 
 def test_decision_errors_come_in_the_error_shape(entry, maintainer_api):
     flag = entry.flags.get()
-    no_reason = maintainer_api.post(f"/api/v1/review/flags/{flag.pk}/decision/", {"decision": "accept", "reason": " "},
-                                    format="json")
+    no_reason = maintainer_api.post(
+        f"/api/v1/review/flags/{flag.pk}/decision/", {"decision": "accept", "reason": " "}, format="json"
+    )
     assert no_reason.status_code == 400 and no_reason.json()["error"]["code"] == "reason_required"
-    bad = maintainer_api.post(f"/api/v1/review/flags/{flag.pk}/decision/", {"decision": "approve", "reason": "x"},
-                              format="json")
+    bad = maintainer_api.post(
+        f"/api/v1/review/flags/{flag.pk}/decision/", {"decision": "approve", "reason": "x"}, format="json"
+    )
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "invalid"
-    missing = maintainer_api.post("/api/v1/review/flags/999999/decision/", {"decision": "accept", "reason": "x"},
-                                  format="json")
+    missing = maintainer_api.post(
+        "/api/v1/review/flags/999999/decision/", {"decision": "accept", "reason": "x"}, format="json"
+    )
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
     Submission.objects.filter(pk=entry.pk).update(status="grading")
-    busy = maintainer_api.post(f"/api/v1/review/submissions/{entry.pk}/decision/", {"decision": "accept", "reason": "x"},
-                               format="json")
+    busy = maintainer_api.post(
+        f"/api/v1/review/submissions/{entry.pk}/decision/", {"decision": "accept", "reason": "x"}, format="json"
+    )
     assert busy.status_code == 409 and busy.json()["error"]["code"] == "not_reviewable"
 
 
 def test_the_review_endpoints_are_in_the_openapi_schema(db):
     schema = APIClient().get("/api/schema/", HTTP_ACCEPT="application/json").content.decode()
-    for path in ("/api/v1/review/flags/", "/api/v1/review/flags/{flag_id}/decision/",
-                 "/api/v1/review/submissions/{submission_id}/decision/"):
+    for path in (
+        "/api/v1/review/flags/",
+        "/api/v1/review/flags/{flag_id}/decision/",
+        "/api/v1/review/submissions/{submission_id}/decision/",
+    ):
         assert path in schema

@@ -27,8 +27,10 @@ def test_team_members_outsiders_and_anonymous_visitors_get_403_and_see_nothing(c
             client.get("/review/"),
             client.get("/review/?code=test_set_feedback"),
             client.get(f"/review/submissions/{entry.pk}/"),
-            client.post(f"/review/flags/{flag.pk}/decision/", {f"flag-{flag.pk}-decision": "accept",
-                                                               f"flag-{flag.pk}-reason": "x"}),
+            client.post(
+                f"/review/flags/{flag.pk}/decision/",
+                {f"flag-{flag.pk}-decision": "accept", f"flag-{flag.pk}-reason": "x"},
+            ),
             client.post(f"/review/submissions/{entry.pk}/decision/", {"entry-decision": "accept", "entry-reason": "x"}),
         ):
             text = response.content.decode()
@@ -50,8 +52,14 @@ def test_the_queue_groups_open_flags_by_submission_with_filters(client, maintain
 
 def test_the_review_page_shows_evidence_and_numbers(client, maintainer, entry):
     flagged_submission(entry.team, flags=[])  # another entry, not shown
-    Flag.objects.create(submission=entry, code="duplicate_submissions", severity="warning", key="dup", message="dup",
-                        evidence={"files": [{"path": "runs/g/a/submission.csv", "sha256": "ab12"}]})
+    Flag.objects.create(
+        submission=entry,
+        code="duplicate_submissions",
+        severity="warning",
+        key="dup",
+        message="dup",
+        evidence={"files": [{"path": "runs/g/a/submission.csv", "sha256": "ab12"}]},
+    )
     client.force_login(maintainer)
     text = client.get(f"/review/submissions/{entry.pk}/").content.decode()
     assert "runs/group/spooky_0/logs/agent.log" in text and "leaderboard says: test accuracy 0.91" in text
@@ -63,16 +71,20 @@ def test_the_review_page_shows_evidence_and_numbers(client, maintainer, entry):
 def test_a_decision_from_the_page_needs_a_reason(client, maintainer, entry):
     flag = entry.flags.get()
     client.force_login(maintainer)
-    response = client.post(f"/review/flags/{flag.pk}/decision/", {f"flag-{flag.pk}-decision": "accept",
-                                                                  f"flag-{flag.pk}-reason": ""}, follow=True)
+    response = client.post(
+        f"/review/flags/{flag.pk}/decision/",
+        {f"flag-{flag.pk}-decision": "accept", f"flag-{flag.pk}-reason": ""},
+        follow=True,
+    )
     assert "give a reason" in response.content.decode()
     flag.refresh_from_db()
     assert flag.decision == ""
 
 
 def test_the_public_page_shows_the_trail_and_the_team_answers_there(client, entry, alice, bob, maintainer):
-    entry_decide(submission_id=entry.pk, decision="non_comparable", reason="The agent saw its test score.",
-                 actor=maintainer)
+    entry_decide(
+        submission_id=entry.pk, decision="non_comparable", reason="The agent saw its test score.", actor=maintainer
+    )
     client.force_login(bob)  # published now: everyone sees it, only the team answers
     text = client.get(f"/submissions/{entry.pk}/").content.decode()
     assert "The agent saw its test score." in text and 'id="non-comparable"' in text and 'id="team-answer"' not in text
@@ -90,8 +102,11 @@ def test_a_new_upload_names_the_submission_it_replaces(entry, alice, bob, mainta
 
     def upload(client, replaces):
         with open(lite_bundle, "rb") as bundle:
-            return client.post("/api/v1/submissions/", {"bundle": SimpleUploadedFile("b.tar.gz", bundle.read()),
-                                                        "replaces": replaces}, format="multipart")
+            return client.post(
+                "/api/v1/submissions/",
+                {"bundle": SimpleUploadedFile("b.tar.gz", bundle.read()), "replaces": replaces},
+                format="multipart",
+            )
 
     from tests.conftest import api_client_for
 

@@ -13,20 +13,30 @@ S = Submission.Status
 @pytest.fixture
 def entry(db, alice):
     competitions_load()
-    return flagged_submission(alice.teams.get(), user=alice, flags=[
-        {"code": "test_set_feedback", "severity": "blocking", "key": "log"},
-        {"code": "insufficient_seeds", "severity": "warning", "key": "low"},
-    ])
+    return flagged_submission(
+        alice.teams.get(),
+        user=alice,
+        flags=[
+            {"code": "test_set_feedback", "severity": "blocking", "key": "log"},
+            {"code": "insufficient_seeds", "severity": "warning", "key": "low"},
+        ],
+    )
 
 
 def _flag(entry, code):
     return entry.flags.get(code=code)
 
 
-def test_accepting_the_only_blocking_flag_publishes_the_entry(entry, maintainer, mailoutbox, django_capture_on_commit_callbacks):
+def test_accepting_the_only_blocking_flag_publishes_the_entry(
+    entry, maintainer, mailoutbox, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
-        flag = flag_decide(flag_id=_flag(entry, "test_set_feedback").pk, decision="accept",
-                           reason="Only the validation score was printed.", actor=maintainer)
+        flag = flag_decide(
+            flag_id=_flag(entry, "test_set_feedback").pk,
+            decision="accept",
+            reason="Only the validation score was printed.",
+            actor=maintainer,
+        )
     assert flag.decision == "accept" and flag.decided_by == maintainer and flag.decided_at is not None
     assert flag.resolution == "Only the validation score was printed."
     entry.refresh_from_db()
@@ -34,7 +44,12 @@ def test_accepting_the_only_blocking_flag_publishes_the_entry(entry, maintainer,
     assert list(entry.review_events.values_list("kind", flat=True)) == ["decision", "published"]
     event = ReviewEvent.objects.get(kind="decision")
     assert (event.kind, event.decision, event.actor, event.flag, event.reason) == (
-        "decision", "accept", maintainer, flag, "Only the validation score was printed.")
+        "decision",
+        "accept",
+        maintainer,
+        flag,
+        "Only the validation score was printed.",
+    )
     assert len(mailoutbox) == 1 and mailoutbox[0].to == ["alice@example.org"]
     assert "accepted flag test_set_feedback" in mailoutbox[0].body and "validation score" in mailoutbox[0].body
 
@@ -42,7 +57,9 @@ def test_accepting_the_only_blocking_flag_publishes_the_entry(entry, maintainer,
 def test_a_decision_needs_a_reason(entry, maintainer):
     for reason in ("", "   "):
         with pytest.raises(ReviewRefused, match="needs a reason") as refused:
-            flag_decide(flag_id=_flag(entry, "test_set_feedback").pk, decision="accept", reason=reason, actor=maintainer)
+            flag_decide(
+                flag_id=_flag(entry, "test_set_feedback").pk, decision="accept", reason=reason, actor=maintainer
+            )
         assert refused.value.status == 400 and refused.value.code == "reason_required"
     assert not ReviewEvent.objects.exists() and _flag(entry, "test_set_feedback").decision == ""
 
@@ -69,33 +86,52 @@ def test_decisions_are_made_only_on_entries_in_review_or_published(entry, mainta
 
 
 def test_a_non_comparable_flag_decision_marks_the_entry_with_its_reason(entry, maintainer):
-    flag_decide(flag_id=_flag(entry, "test_set_feedback").pk, decision="non_comparable",
-                reason="The agent saw its test accuracy.", actor=maintainer)
+    flag_decide(
+        flag_id=_flag(entry, "test_set_feedback").pk,
+        decision="non_comparable",
+        reason="The agent saw its test accuracy.",
+        actor=maintainer,
+    )
     entry.refresh_from_db()
     assert entry.review_decision == "non_comparable" and entry.review_reason == "The agent saw its test accuracy."
     assert entry.status == S.PUBLISHED and entry.comparable is False
-    flag_decide(flag_id=_flag(entry, "insufficient_seeds").pk, decision="non_comparable",
-                reason="Two seeds only.", actor=maintainer)
+    flag_decide(
+        flag_id=_flag(entry, "insufficient_seeds").pk,
+        decision="non_comparable",
+        reason="Two seeds only.",
+        actor=maintainer,
+    )
     entry.refresh_from_db()
     assert entry.review_reason == "The agent saw its test accuracy.\nTwo seeds only."
 
 
-def test_an_entry_decision_settles_every_waiting_flag(entry, maintainer, mailoutbox, django_capture_on_commit_callbacks):
+def test_an_entry_decision_settles_every_waiting_flag(
+    entry, maintainer, mailoutbox, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
-        decided = entry_decide(submission_id=entry.pk, decision="non_comparable",
-                               reason="Test-set feedback during the run.", actor=maintainer)
+        decided = entry_decide(
+            submission_id=entry.pk,
+            decision="non_comparable",
+            reason="Test-set feedback during the run.",
+            actor=maintainer,
+        )
     assert decided.status == S.PUBLISHED and decided.review_decision == "non_comparable"
     assert decided.review_reason == "Test-set feedback during the run."
     assert set(Flag.objects.values_list("decision", "resolution", "decided_by")) == {
-        ("non_comparable", "Test-set feedback during the run.", maintainer.pk)}
+        ("non_comparable", "Test-set feedback during the run.", maintainer.pk)
+    }
     event = ReviewEvent.objects.get(kind="decision")
     assert event.flag is None and event.decision == "non_comparable"
     assert "marked non-comparable submission" in mailoutbox[0].body
 
 
 def test_rejecting_a_flag_rejects_the_entry(entry, maintainer):
-    flag_decide(flag_id=_flag(entry, "test_set_feedback").pk, decision="reject",
-                reason="Answers were read from the private folder.", actor=maintainer)
+    flag_decide(
+        flag_id=_flag(entry, "test_set_feedback").pk,
+        decision="reject",
+        reason="Answers were read from the private folder.",
+        actor=maintainer,
+    )
     entry.refresh_from_db()
     assert entry.status == S.REJECTED and entry.review_decision == "reject"
     assert "Answers were read" in entry.status_reason
@@ -112,10 +148,13 @@ def test_a_published_entry_can_be_rejected_later(entry, maintainer):
     assert list(entry.review_events.values_list("kind", flat=True)) == ["decision", "published", "decision"]
 
 
-def test_requesting_changes_asks_the_team_to_upload_again(entry, maintainer, mailoutbox, django_capture_on_commit_callbacks):
+def test_requesting_changes_asks_the_team_to_upload_again(
+    entry, maintainer, mailoutbox, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
-        entry_decide(submission_id=entry.pk, decision="request_changes",
-                     reason="Include the logs of seed 2.", actor=maintainer)
+        entry_decide(
+            submission_id=entry.pk, decision="request_changes", reason="Include the logs of seed 2.", actor=maintainer
+        )
     entry.refresh_from_db()
     assert entry.status == S.CHANGES_REQUESTED and entry.review_reason == "Include the logs of seed 2."
     body = mailoutbox[0].body
@@ -130,8 +169,9 @@ def test_requesting_changes_on_a_published_entry_takes_it_off_the_board(entry, m
 
 
 def test_a_team_member_answers_and_the_answer_joins_the_trail(entry, alice, bob, maintainer):
-    flag_decide(flag_id=_flag(entry, "test_set_feedback").pk, decision="non_comparable", reason="Feedback.",
-                actor=maintainer)
+    flag_decide(
+        flag_id=_flag(entry, "test_set_feedback").pk, decision="non_comparable", reason="Feedback.", actor=maintainer
+    )
     answer = team_answer(submission_id=entry.pk, user=alice, text="  The score printed was the validation one.  ")
     assert answer.kind == "team_answer" and answer.actor == alice
     assert answer.reason == "The score printed was the validation one."

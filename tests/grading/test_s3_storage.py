@@ -34,9 +34,18 @@ def s3(settings, tmp_path):
     client.bucket = bucket
     settings.STORAGES = {
         **settings.STORAGES,
-        "private": {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": {
-            "bucket_name": bucket, "endpoint_url": endpoint, "access_key": "test", "secret_key": "test",
-            "region_name": "us-east-1", "location": "private", "default_acl": "private"}},
+        "private": {
+            "BACKEND": "storages.backends.s3.S3Storage",
+            "OPTIONS": {
+                "bucket_name": bucket,
+                "endpoint_url": endpoint,
+                "access_key": "test",
+                "secret_key": "test",
+                "region_name": "us-east-1",
+                "location": "private",
+                "default_acl": "private",
+            },
+        },
     }
     settings.DATA_DIR = tmp_path / "data"
     yield client
@@ -56,7 +65,9 @@ def test_answers_and_bundles_live_in_s3_and_a_worker_without_the_files_fetches_t
     call_command("import_competition_pack", str(write_portal_pack(tmp_path / "spooky")), stdout=StringIO())
     assert any(key.endswith("/test.csv") for key in _keys(s3))
 
-    bundle = bundle_with(tmp_path, files={f"{RUN}/submission/submission.csv": spooky_submission(confidence=0.8).encode()})
+    bundle = bundle_with(
+        tmp_path, files={f"{RUN}/submission/submission.csv": spooky_submission(confidence=0.8).encode()}
+    )
     with bundle.open("rb") as handle:
         response = alice_api.post("/api/v1/submissions/", {"bundle": handle}, format="multipart")
     assert response.status_code == 202, response.content
@@ -86,8 +97,9 @@ def test_a_rejected_submission_leaves_nothing_in_s3(s3, db, alice, tmp_path, dja
 
     competitions_load()
     bundle = bundle_with(tmp_path, files={f"{RUN}/submission/submission.csv": b"id,EAP,HPL,MWS\n"})
-    submission = submission_create(team=alice.teams.get(), user=alice,
-                                   upload=SimpleUploadedFile("b.tar.gz", bundle.read_bytes()))
+    submission = submission_create(
+        team=alice.teams.get(), user=alice, upload=SimpleUploadedFile("b.tar.gz", bundle.read_bytes())
+    )
     assert _keys(s3)
     with django_capture_on_commit_callbacks(execute=True):
         pipeline.submission_reject(submission_id=submission.pk, reason="test")

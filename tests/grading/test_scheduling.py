@@ -147,8 +147,9 @@ def test_within_a_submission_the_biggest_competitions_go_first_with_each_competi
 
     from grading.services.intake import submission_create
 
-    received = submission_create(team=team_of(alice), user=alice,
-                                 upload=SimpleUploadedFile("lite.tar.gz", lite_bundle.read_bytes()))
+    received = submission_create(
+        team=team_of(alice), user=alice, upload=SimpleUploadedFile("lite.tar.gz", lite_bundle.read_bytes())
+    )
     with django_capture_on_commit_callbacks():
         pipeline.submission_validate(submission_id=received.pk)
     Run.objects.filter(submission=received).update(status=R.PENDING)  # whatever validation sent: start here
@@ -161,8 +162,10 @@ def test_within_a_submission_the_biggest_competitions_go_first_with_each_competi
     slugs = [run.competition.slug for run in order]
     seeds = len(LITE_SEEDS)
     assert all(slugs[i : i + seeds] == [slugs[i]] * seeds for i in range(0, len(slugs), seeds))
-    biggest = [max((root / r.submission_file).stat().st_size for r in order[i : i + seeds])
-               for i in range(0, len(order), seeds)]
+    biggest = [
+        max((root / r.submission_file).stat().st_size for r in order[i : i + seeds])
+        for i in range(0, len(order), seeds)
+    ]
     assert biggest == sorted(biggest, reverse=True) and biggest[0] > biggest[-1]
     assert [r.queue_rank for r in order] == list(range(len(order)))
 
@@ -247,8 +250,9 @@ def test_a_queued_run_whose_message_was_lost_is_sent_again(registry, alice, sett
     lost, witness, waiting, forgotten = Run.objects.filter(submission=submission).order_by("pk")
     # `lost` was sent before `witness`, which a worker claimed a while ago: lost's message is gone.
     Run.objects.filter(pk=lost.pk).update(status=R.QUEUED, queued_at=ago(settle + 20))
-    Run.objects.filter(pk=witness.pk).update(status=R.GRADING, queued_at=ago(settle + 15),
-                                             claimed_at=ago(settle + 10), worker="host:1:live")
+    Run.objects.filter(pk=witness.pk).update(
+        status=R.GRADING, queued_at=ago(settle + 15), claimed_at=ago(settle + 10), worker="host:1:live"
+    )
     WorkerHeartbeat.objects.create(name="host:1:live", beat_at=now)
     # `waiting` was sent after the last claim: it may just be waiting for a free worker.
     Run.objects.filter(pk=waiting.pk).update(status=R.QUEUED, queued_at=ago(settle + 5))

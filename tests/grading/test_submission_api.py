@@ -86,19 +86,39 @@ def _bomb(tmp_path):
 BAD_BUNDLES = {
     "zip_slip": (_zip_slip, "../"),
     "absolute_path": (lambda t: tar_with(t, lambda tar: _member(tar, "/etc/evil.csv")), "/etc/evil.csv"),
-    "symlink": (lambda t: tar_with(t, lambda tar: _member(tar, f"{RUN}/submission/submission.csv",
-                                                          type=tarfile.SYMTYPE, linkname="/etc/passwd")), "link"),
-    "hard_link": (lambda t: tar_with(t, lambda tar: _member(tar, f"{RUN}/submission/submission.csv",
-                                                            type=tarfile.LNKTYPE, linkname="manifest.json")), "link"),
+    "symlink": (
+        lambda t: tar_with(
+            t,
+            lambda tar: _member(tar, f"{RUN}/submission/submission.csv", type=tarfile.SYMTYPE, linkname="/etc/passwd"),
+        ),
+        "link",
+    ),
+    "hard_link": (
+        lambda t: tar_with(
+            t,
+            lambda tar: _member(
+                tar, f"{RUN}/submission/submission.csv", type=tarfile.LNKTYPE, linkname="manifest.json"
+            ),
+        ),
+        "link",
+    ),
     "device": (lambda t: tar_with(t, lambda tar: _member(tar, f"{RUN}/dev", type=tarfile.CHRTYPE)), "device"),
     "bomb": (_bomb, ""),
     "corrupt": (lambda t: _write(t / "corrupt.tar.gz", b"\x1f\x8b\x08\x00" + b"garbage" * 100), ""),
     "not_an_archive": (lambda t: _write(t / "notes.tar.gz", b"just some text\n"), ""),
     "missing_manifest": (lambda t: _no_manifest(t), "manifest.json"),
-    "wrong_manifest_key": (lambda t: bundle_with(t, manifest={**default_manifest(), "benchmark": {
-        **default_manifest()["benchmark"], "split": "lite"}}, files={f"{RUN}/run.log": b"x"}), "benchmark.split"),
-    "unknown_competition": (lambda t: bundle_with(t, files={
-        "runs/g/no-such-competition_1234/submission/submission.csv": b"id\n"}), "no-such-competition"),
+    "wrong_manifest_key": (
+        lambda t: bundle_with(
+            t,
+            manifest={**default_manifest(), "benchmark": {**default_manifest()["benchmark"], "split": "lite"}},
+            files={f"{RUN}/run.log": b"x"},
+        ),
+        "benchmark.split",
+    ),
+    "unknown_competition": (
+        lambda t: bundle_with(t, files={"runs/g/no-such-competition_1234/submission/submission.csv": b"id\n"}),
+        "no-such-competition",
+    ),
 }
 
 
@@ -153,20 +173,25 @@ def test_a_competition_whose_honest_submissions_are_large_accepts_them_up_to_the
     settings.BUNDLE_MAX_SUBMISSION_BYTES = 100_000
     spooky = Competition.objects.get(slug="spooky-author-identification")
     # The bound recorded at import (rows x the widest honest row), not the size of the small answers file.
-    CompetitionPack.objects.create(competition=spooky, answers_path="packs/x/test.csv", answers_bytes=1_000,
-                                   max_submission_bytes=240_000)
+    CompetitionPack.objects.create(
+        competition=spooky, answers_path="packs/x/test.csv", answers_bytes=1_000, max_submission_bytes=240_000
+    )
     rows = b"id00001,0.3,0.3,0.4\n"
     fits = b"id,EAP,HPL,MWS\n" + rows * (230_000 // len(rows))
     response = upload(alice_api, bundle_with(tmp_path, files={f"{RUN}/submission/submission.csv": fits}))
     assert response.status_code == 202, response.content
 
     too_big = b"id,EAP,HPL,MWS\n" + rows * (250_000 // len(rows))
-    response = upload(alice_api, bundle_with(tmp_path, name="b.tar.gz", files={f"{RUN}/submission/submission.csv": too_big}))
+    response = upload(
+        alice_api, bundle_with(tmp_path, name="b.tar.gz", files={f"{RUN}/submission/submission.csv": too_big})
+    )
     assert response.status_code == 400 and response.json()["error"]["code"] == "submission_too_large"
     assert "at most 240000 bytes" in response.json()["error"]["message"]
 
 
-def test_a_pack_imported_before_the_bound_was_recorded_accepts_twice_its_answers(registry, alice_api, tmp_path, settings):
+def test_a_pack_imported_before_the_bound_was_recorded_accepts_twice_its_answers(
+    registry, alice_api, tmp_path, settings
+):
     from competitions.models import Competition, CompetitionPack
 
     settings.BUNDLE_MAX_SUBMISSION_BYTES = 100_000
@@ -190,7 +215,9 @@ def test_the_request_needs_the_bundle_field(registry, alice_api):
     assert response.json()["error"]["message"] == "Send the bundle as the multipart/form-data field 'bundle'."
 
 
-def test_the_daily_quota_gives_429_and_rejected_submissions_do_not_count(registry, alice, alice_api, tmp_path, settings):
+def test_the_daily_quota_gives_429_and_rejected_submissions_do_not_count(
+    registry, alice, alice_api, tmp_path, settings
+):
     settings.SUBMISSION_DAILY_QUOTA = 1
     good = bundle_with(tmp_path, files={f"{RUN}/submission/submission.csv": b"id,EAP,HPL,MWS\n"})
     first = upload(alice_api, good)

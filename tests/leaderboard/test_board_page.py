@@ -23,8 +23,12 @@ def board(team):
     low = split_members("low")
     return {
         "strong": entry(team, agent="Strong", medals={s: low[:6] for s in range(3)}),
-        "weak": entry(team, agent="Weak", medals={s: low[:1] for s in range(3)},
-                      manifest={"llms": ["claude-3.5"], "runtime_hours": 10, "agent": {"name": "Weak"}}),
+        "weak": entry(
+            team,
+            agent="Weak",
+            medals={s: low[:1] for s in range(3)},
+            manifest={"llms": ["claude-3.5"], "runtime_hours": 10, "agent": {"name": "Weak"}},
+        ),
         "flagged": entry(team, agent="Flagged", medals={s: low[:9] for s in range(3)}, comparable=False),
         "everything": entry(team, agent="Everything", split="split75", medals={s: low[:3] for s in range(3)}),
     }
@@ -85,8 +89,10 @@ def test_the_known_leaky_switch_changes_the_figures(client, team):
 
 
 def test_plots_are_drawn_from_local_plotly_and_each_has_its_table(client, board):
-    html = client.get(f"/leaderboard/?board=all&tier=low&compare={board['strong'].board_entry.pk}"
-                      f"&compare={board['weak'].board_entry.pk}").content.decode()
+    html = client.get(
+        f"/leaderboard/?board=all&tier=low&compare={board['strong'].board_entry.pk}"
+        f"&compare={board['weak'].board_entry.pk}"
+    ).content.decode()
     assert '<script src="/static/vendor/plotly.min.js"' in html and "cdn" not in html.lower()
     for name in ("over-time", "tier-bars", "heatmap"):
         assert f'data-figure="{name}"' in html and f'id="table-{name}"' in html
@@ -102,13 +108,16 @@ def test_a_padded_cell_is_marked(client, team):
     assert 'class="figure padded"' in html and '<span class="badge warn">padded</span>' in html
 
 
-@pytest.mark.parametrize("query, says", [
-    ("tier=lite", "tier must be one of low, medium, high, all"),
-    ("sort=score", "sort must be one of"),
-    ("date_from=yesterday", "date_from must be a date as YYYY-MM-DD"),
-    ("runtime_max=-1", "runtime_max must be a number of at least 0"),
-    ("open_source=maybe", "open_source must be yes, no or any"),
-])
+@pytest.mark.parametrize(
+    "query, says",
+    [
+        ("tier=lite", "tier must be one of low, medium, high, all"),
+        ("sort=score", "sort must be one of"),
+        ("date_from=yesterday", "date_from must be a date as YYYY-MM-DD"),
+        ("runtime_max=-1", "runtime_max must be a number of at least 0"),
+        ("open_source=maybe", "open_source must be yes, no or any"),
+    ],
+)
 def test_a_bad_parameter_is_a_400_that_names_it_and_shows_the_default_board(client, board, query, says):
     response = client.get(f"/leaderboard/?{query}")
     assert response.status_code == 400

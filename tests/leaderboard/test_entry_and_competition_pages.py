@@ -14,11 +14,21 @@ pytestmark = pytest.mark.django_db
 
 def test_the_entry_page_shows_rates_the_matrix_flags_the_trail_and_the_seed_rule(client, team, maintainer):
     low = split_members("low")
-    submission = entry(team, agent="Shown", medals={0: low[:1], 1: low[:2], 2: []},
-                       manifest={"agent": {"name": "Shown", "framework": "aide"}, "benchmark": {"split": "low"}},
-                       claimed={(low[0], 0): {"score": 0.99, "gold_medal": False, "valid_submission": True}})
-    Flag.objects.create(submission=submission, code="nonstandard_resources", severity="warning", key="manifest",
-                        message="Beyond the reference setup.", evidence={"beyond": ["2 GPUs > 1"]})
+    submission = entry(
+        team,
+        agent="Shown",
+        medals={0: low[:1], 1: low[:2], 2: []},
+        manifest={"agent": {"name": "Shown", "framework": "aide"}, "benchmark": {"split": "low"}},
+        claimed={(low[0], 0): {"score": 0.99, "gold_medal": False, "valid_submission": True}},
+    )
+    Flag.objects.create(
+        submission=submission,
+        code="nonstandard_resources",
+        severity="warning",
+        key="manifest",
+        message="Beyond the reference setup.",
+        evidence={"beyond": ["2 GPUs > 1"]},
+    )
     ReviewEvent.objects.create(submission=submission, kind="published", reason="comparable")
     services.board_refresh(submission_ids=[submission.pk])
     html = client.get(f"/leaderboard/entries/{submission.board_entry.pk}/").content.decode()
@@ -70,10 +80,15 @@ def test_nothing_unpublished_reaches_anonymous_visitors_or_other_teams(client, t
             client.logout()
             if user:
                 client.force_login(user)
-            for url in ("/leaderboard/?board=all&tier=low", "/leaderboard/?board=all&tier=all",
-                        "/leaderboard/export.csv?board=all&tier=low", "/leaderboard/export.json?board=all&tier=low",
-                        "/leaderboard/export.md?board=all&tier=low", "/api/v1/leaderboard/?board=all&tier=low",
-                        f"/leaderboard/competitions/{low[0]}/"):
+            for url in (
+                "/leaderboard/?board=all&tier=low",
+                "/leaderboard/?board=all&tier=all",
+                "/leaderboard/export.csv?board=all&tier=low",
+                "/leaderboard/export.json?board=all&tier=low",
+                "/leaderboard/export.md?board=all&tier=low",
+                "/api/v1/leaderboard/?board=all&tier=low",
+                f"/leaderboard/competitions/{low[0]}/",
+            ):
                 body = client.get(url).content.decode()
                 assert "Hidden-agent" not in body, url
             assert "Visible" in client.get("/leaderboard/?board=all&tier=low").content.decode()

@@ -25,7 +25,7 @@ def test_a_complete_entry_uses_the_complete_aggregate_with_hand_computed_mean_an
     assert len(low) == 22
     assert shown.uses == "complete" and shown.seeds == 3
     assert shown.any_medal_mean == pytest.approx(300 / 22)
-    assert shown.any_medal_sem == pytest.approx(((100 / 22) ** 2 * 2 / 2) ** 0.5 / 3 ** 0.5)
+    assert shown.any_medal_sem == pytest.approx(((100 / 22) ** 2 * 2 / 2) ** 0.5 / 3**0.5)
     assert shown.per_seed == pytest.approx([200 / 22, 400 / 22, 300 / 22])
     assert shown.rank == 1 and shown.rank_low == 1 and shown.rank_high == 1
     board_entry = Entry.objects.get(submission=submission)
@@ -44,8 +44,12 @@ def test_without_a_complete_seed_the_padded_aggregate_is_used_marked_and_footnot
     low = split_members("low")
     # low[0] has a run in seed 0 only, low[1] in seed 1 only: no seed is complete; padding counts the missing
     # runs as failures over the 3 seeds the other competitions have.
-    submission = entry(team, medals={0: low[:1], 1: low[1:3], 2: []}, comparable=False,
-                       missing=[(low[0], 1), (low[0], 2), (low[1], 0), (low[1], 2)])
+    submission = entry(
+        team,
+        medals={0: low[:1], 1: low[1:3], 2: []},
+        comparable=False,
+        missing=[(low[0], 1), (low[0], 2), (low[1], 0), (low[1], 2)],
+    )
     shown = row(submission)
     assert shown.uses == "padded" and shown.seeds == 3
     assert shown.any_medal_mean == pytest.approx((100 / 22 + 200 / 22 + 0) / 3)
@@ -59,8 +63,12 @@ def test_the_leaky_switch_recomputes_over_the_split_without_the_known_leaky_comp
     low = split_members("low")
     shipped = set(KnownIssue.objects.filter(kind=KnownIssue.Kind.LEAK).values_list("competition_slug", flat=True))
     leaky, clean = [c for c in low if c not in shipped][:2]
-    KnownIssue.objects.create(benchmark=current_benchmark(), competition_slug=leaky, kind=KnownIssue.Kind.LEAK,
-                              description="labels in the test file names")
+    KnownIssue.objects.create(
+        benchmark=current_benchmark(),
+        competition_slug=leaky,
+        kind=KnownIssue.Kind.LEAK,
+        description="labels in the test file names",
+    )
     remaining = 22 - len(shipped & set(low)) - 1
     submission = entry(team, medals={seed: [leaky, clean] for seed in range(3)})
     assert row(submission).any_medal_mean == pytest.approx(200 / 22)
@@ -71,15 +79,32 @@ def test_the_leaky_switch_recomputes_over_the_split_without_the_known_leaky_comp
 
 def test_footnotes_come_from_the_comparability_verdict_and_from_decided_and_serious_flags(team, maintainer):
     submission = entry(team, comparable=False, refresh=False)
-    Submission.objects.filter(pk=submission.pk).update(comparability={
-        "comparable": False, "reasons": ["a maintainer marked non-comparable the entry: tuned on the test set"],
-        "tiers": {"low": {"comparable": False, "reasons": ["2 complete seed(s) in low; at least 3 are needed"]}}})
-    Flag.objects.create(submission=submission, code="known_leaky_competition", severity="warning", key="x",
-                        message="x: 3 medal(s) on a competition with a known test-label leak.")
-    Flag.objects.create(submission=submission, code="score_mismatch", severity="blocking", key="y", message="m",
-                        decision="accept", resolution="rounding in the team's grader")
-    Flag.objects.create(submission=submission, code="nonstandard_resources", severity="info", key="undeclared",
-                        message="not declared")
+    Submission.objects.filter(pk=submission.pk).update(
+        comparability={
+            "comparable": False,
+            "reasons": ["a maintainer marked non-comparable the entry: tuned on the test set"],
+            "tiers": {"low": {"comparable": False, "reasons": ["2 complete seed(s) in low; at least 3 are needed"]}},
+        }
+    )
+    Flag.objects.create(
+        submission=submission,
+        code="known_leaky_competition",
+        severity="warning",
+        key="x",
+        message="x: 3 medal(s) on a competition with a known test-label leak.",
+    )
+    Flag.objects.create(
+        submission=submission,
+        code="score_mismatch",
+        severity="blocking",
+        key="y",
+        message="m",
+        decision="accept",
+        resolution="rounding in the team's grader",
+    )
+    Flag.objects.create(
+        submission=submission, code="nonstandard_resources", severity="info", key="undeclared", message="not declared"
+    )
     services.board_refresh(submission_ids=[submission.pk])
     notes = Entry.objects.get(submission=submission).footnotes
     assert "Non-comparable: a maintainer marked non-comparable the entry: tuned on the test set." in notes
@@ -91,8 +116,14 @@ def test_footnotes_come_from_the_comparability_verdict_and_from_decided_and_seri
 
 
 def test_transparency_columns_come_from_the_manifest_and_the_checks(team):
-    submission = entry(team, manifest={"disclosures": {"test_set_feedback": True}, "internet_access": False,
-                                       "llms": ["o1-preview", "gpt-4o"]})
+    submission = entry(
+        team,
+        manifest={
+            "disclosures": {"test_set_feedback": True},
+            "internet_access": False,
+            "llms": ["o1-preview", "gpt-4o"],
+        },
+    )
     board_entry = Entry.objects.get(submission=submission)
     assert board_entry.test_set_info == "declared"
     assert board_entry.internet_access is False and board_entry.llms_text == "o1-preview; gpt-4o"
@@ -103,8 +134,9 @@ def test_transparency_columns_come_from_the_manifest_and_the_checks(team):
 def test_hosted_regraded_and_self_reported_entries_get_their_badges(team):
     hosted = entry(team, origin=Submission.Origin.HOSTED)
     report_only = entry(team, report_only=True, comparable=False)
-    imported = entry(team, origin=Submission.Origin.IMPORT, report_only=True, comparable=False,
-                     manifest={"date": "2024-10-10"})
+    imported = entry(
+        team, origin=Submission.Origin.IMPORT, report_only=True, comparable=False, manifest={"date": "2024-10-10"}
+    )
     assert Entry.objects.get(submission=hosted).verified == "hosted"
     assert Entry.objects.get(submission=report_only).verified == "self_reported"
     imported_entry = Entry.objects.get(submission=imported)

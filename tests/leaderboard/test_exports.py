@@ -22,8 +22,9 @@ def test_the_markdown_export_has_mle_bench_readme_columns_and_footnotes(client, 
     response = client.get("/leaderboard/export.md?board=all&tier=low")
     assert response["Content-Disposition"] == 'attachment; filename="leaderboard-all-low.md"'
     lines = response.content.decode().splitlines()
-    assert lines[1].startswith("| Agent | LLM(s) used | Low == Lite (%) | Medium (%) | High (%) | All (%) | "
-                               "Running Time (hours) |")
+    assert lines[1].startswith(
+        "| Agent | LLM(s) used | Low == Lite (%) | Medium (%) | High (%) | All (%) | Running Time (hours) |"
+    )
     assert lines[3].startswith("| Ranked \\| piped | gpt-4o | 18.2 ± 0.0 |  |  |  | 24 | 3 |")
     assert lines[4].startswith("| Listed[^1] | gpt-4o | 4.5 ± 0.0 |")
     assert lines[-1] == "[^1]: Non-comparable: a test reason."

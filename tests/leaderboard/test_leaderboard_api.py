@@ -5,16 +5,29 @@ import pytest
 from tests.leaderboard.builders import entry, split_members
 
 pytestmark = pytest.mark.django_db
-SPEC_ROW = {"entry_id", "submission_id", "agent", "llms", "date", "runtime_hours", "hardware", "verified",
-            "comparable", "tiers", "footnotes"}
+SPEC_ROW = {
+    "entry_id",
+    "submission_id",
+    "agent",
+    "llms",
+    "date",
+    "runtime_hours",
+    "hardware",
+    "verified",
+    "comparable",
+    "tiers",
+    "footnotes",
+}
 AGG = {"seeds", "any_medal", "gold", "silver", "bronze", "above_median", "valid_submission", "submission_exists"}
 
 
 @pytest.fixture
 def entries(team):
     low = split_members("low")
-    return [entry(team, agent="Ranked", medals={s: low[:4] for s in range(3)}),
-            entry(team, agent="Listed", medals={s: low[:1] for s in range(3)}, comparable=False)]
+    return [
+        entry(team, agent="Ranked", medals={s: low[:4] for s in range(3)}),
+        entry(team, agent="Listed", medals={s: low[:1] for s in range(3)}, comparable=False),
+    ]
 
 
 def test_rows_have_the_spec_shape_with_aggregates_and_the_padded_marker(client, entries):
@@ -47,8 +60,11 @@ def test_filters_sort_and_pages_work_as_on_the_page(client, entries):
 def test_a_bad_parameter_is_a_400_in_the_api_error_shape(client, entries):
     response = client.get("/api/v1/leaderboard/?board=best")
     assert response.status_code == 400
-    assert response.json()["error"] == {"code": "invalid", "details": {"parameter": "board"},
-                                        "message": "board must be one of comparable, non_comparable, all (got 'best')"}
+    assert response.json()["error"] == {
+        "code": "invalid",
+        "details": {"parameter": "board"},
+        "message": "board must be one of comparable, non_comparable, all (got 'best')",
+    }
 
 
 def test_a_new_publication_is_seen_at_once_despite_the_cache(client, team):

@@ -14,8 +14,13 @@ def _assert_error_shape(response, status: int, code: str | None = None) -> dict:
 
 def test_a_token_identifies_the_user_and_its_team(alice_api):
     body = alice_api.get("/api/v1/me/").json()
-    assert body == {"username": "alice", "email": "alice@example.org", "team": "Alice Lab",
-                    "teams": ["Alice Lab"], "maintainer": False}
+    assert body == {
+        "username": "alice",
+        "email": "alice@example.org",
+        "team": "Alice Lab",
+        "teams": ["Alice Lab"],
+        "maintainer": False,
+    }
 
 
 def test_without_credentials_the_api_answers_401_in_the_error_shape(db):

@@ -1,11 +1,11 @@
 """API throttles: per account with a token or session, per client address without; a tighter budget for
 uploads; 429 in the error shape with Retry-After. Counters in Redis, rates lowered through settings."""
 
-import pytest
+from typing import Any
+
 from rest_framework.test import APIClient
 
 from tests.conftest import api_client_for
-
 
 
 def _assert_throttled(response, *, window: int) -> dict:
@@ -22,7 +22,7 @@ def _assert_throttled(response, *, window: int) -> dict:
 
 
 def _anonymous(remote: str = "192.0.2.10", forwarded: str | None = None):
-    headers = {"REMOTE_ADDR": remote}
+    headers: dict[str, Any] = {"REMOTE_ADDR": remote}  # WSGI environ, passed as **extra
     if forwarded:
         headers["HTTP_X_FORWARDED_FOR"] = forwarded
     return APIClient().get("/api/v1/competitions/", **headers)
@@ -80,4 +80,3 @@ def test_uploads_have_their_own_tighter_budget(alice_api, settings):
     _assert_throttled(alice_api.post("/api/v1/submissions/"), window=3600)
     # Reading is not uploading.
     assert alice_api.get("/api/v1/submissions/").status_code == 200
-

@@ -10,19 +10,23 @@ def _request(remote: str = "10.0.0.1", **headers):
     return RequestFactory().get("/", REMOTE_ADDR=remote, **headers)
 
 
-@pytest.mark.parametrize(("proxies", "forwarded", "expected"), [
-    (0, None, "10.0.0.1"),
-    (0, "203.0.113.5", "10.0.0.1"),  # not trusted: anyone can write the header
-    (1, None, "10.0.0.1"),  # came around the proxy
-    (1, "203.0.113.5", "203.0.113.5"),
-    (1, "192.0.2.9, 203.0.113.5", "203.0.113.5"),  # what the client wrote itself comes first
-    (2, "192.0.2.9, 203.0.113.5, 10.0.0.2", "203.0.113.5"),
-    (2, "203.0.113.5", "203.0.113.5"),  # fewer hops than proxies: the first hop sent it
-    (1, "not-an-address", "10.0.0.1"),
-    (1, " 2001:db8::1 ", "2001:db8::1"),
-])
+@pytest.mark.parametrize(
+    ("proxies", "forwarded", "expected"),
+    [
+        (0, None, "10.0.0.1"),
+        (0, "203.0.113.5", "10.0.0.1"),  # not trusted: anyone can write the header
+        (1, None, "10.0.0.1"),  # came around the proxy
+        (1, "203.0.113.5", "203.0.113.5"),
+        (1, "192.0.2.9, 203.0.113.5", "203.0.113.5"),  # what the client wrote itself comes first
+        (2, "192.0.2.9, 203.0.113.5, 10.0.0.2", "203.0.113.5"),
+        (2, "203.0.113.5", "203.0.113.5"),  # fewer hops than proxies: the first hop sent it
+        (1, "not-an-address", "10.0.0.1"),
+        (1, " 2001:db8::1 ", "2001:db8::1"),
+    ],
+)
 def test_the_client_address_is_read_from_forwarded_for_only_through_trusted_proxies(
-        settings, proxies, forwarded, expected):
+    settings, proxies, forwarded, expected
+):
     settings.TRUSTED_PROXY_COUNT = proxies
     headers = {"HTTP_X_FORWARDED_FOR": forwarded} if forwarded is not None else {}
     assert client_ip(_request(**headers)) == expected

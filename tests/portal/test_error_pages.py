@@ -58,8 +58,10 @@ def test_an_unknown_api_path_answers_404_in_the_error_shape(db, debug, path):
 def test_a_failing_page_shows_no_traceback_and_the_error_is_logged(db, debug, caplog):
     text = _page(Client(raise_request_exception=False).get("/failing/"), 500)
     assert "Server error" in text and SECRET not in text
-    assert any(SECRET in record.getMessage() or (record.exc_info and SECRET in str(record.exc_info[1]))
-               for record in caplog.records)
+    assert any(
+        SECRET in record.getMessage() or (record.exc_info and SECRET in str(record.exc_info[1]))
+        for record in caplog.records
+    )
 
 
 @pytest.mark.urls("tests.portal.failing_urls")
@@ -75,11 +77,14 @@ def test_a_request_for_another_host_name_gets_a_plain_400(db, debug):
     _json_error(Client().get("/api/v1/competitions/", HTTP_HOST="attacker.example"), 400, "bad_request")
 
 
-@pytest.mark.parametrize(("method", "path", "message"), [
-    ("get", "/review/", "The review queue is for maintainers."),
-    ("post", "/submissions/1/regrade/", "Only maintainers can re-grade."),
-    ("post", "/review/regrade-all/", "Only maintainers can re-grade."),
-])
+@pytest.mark.parametrize(
+    ("method", "path", "message"),
+    [
+        ("get", "/review/", "The review queue is for maintainers."),
+        ("post", "/submissions/1/regrade/", "Only maintainers can re-grade."),
+        ("post", "/review/regrade-all/", "Only maintainers can re-grade."),
+    ],
+)
 def test_a_403_page_says_why(alice, debug, method, path, message):
     client = Client()
     client.force_login(alice)

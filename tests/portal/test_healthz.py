@@ -31,7 +31,12 @@ def test_it_answers_503_naming_the_database_when_the_database_is_down(tmp_path):
         "import django; django.setup(); from django.test import Client;"
         "r = Client().get('/healthz'); print(r.status_code, r.json()['down'])"
     )
-    env = {**os.environ, "DATABASE_URL": "postgresql://postgres@127.0.0.1:9/nothing", "PORTAL_DATA_DIR": str(tmp_path), "ALLOWED_HOSTS": "testserver",
-           "DJANGO_SETTINGS_MODULE": "portal.settings"}
+    env = {
+        **os.environ,
+        "DATABASE_URL": "postgresql://postgres@127.0.0.1:9/nothing",
+        "PORTAL_DATA_DIR": str(tmp_path),
+        "ALLOWED_HOSTS": "testserver",
+        "DJANGO_SETTINGS_MODULE": "portal.settings",
+    }
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "503 ['database']", out.stderr

@@ -1,6 +1,8 @@
 """Failed logins count per account and per client address, the address read through the proxy only when it is
 trusted: behind the README's proxy one visitor can no longer lock every other out (counters in Redis)."""
 
+from typing import Any
+
 import pytest
 from django.test import Client
 
@@ -20,7 +22,7 @@ def fast_passwords(settings):
 
 
 def _login(email: str, password: str, *, remote: str = PROXY, forwarded: str | None = None):
-    headers = {"REMOTE_ADDR": remote}
+    headers: dict[str, Any] = {"REMOTE_ADDR": remote}  # WSGI environ, passed as **extra
     if forwarded is not None:
         headers["HTTP_X_FORWARDED_FOR"] = forwarded
     response = Client().post("/accounts/login/", {"login": email, "password": password}, **headers)
@@ -90,13 +92,25 @@ def test_a_configured_client_address_header_is_used_instead(db, settings):
     settings.TRUSTED_CLIENT_IP_HEADER = "X-Real-IP"
     persona("bob")
     for number in range(10):
-        Client().post("/accounts/login/", {"login": f"guess{number}@example.org", "password": "wrong"},
-                      REMOTE_ADDR=PROXY, HTTP_X_REAL_IP="203.0.113.5")
-    locked = Client().post("/accounts/login/", {"login": "bob@example.org", "password": "bob-password-1"},
-                           REMOTE_ADDR=PROXY, HTTP_X_REAL_IP="203.0.113.5")
+        Client().post(
+            "/accounts/login/",
+            {"login": f"guess{number}@example.org", "password": "wrong"},
+            REMOTE_ADDR=PROXY,
+            HTTP_X_REAL_IP="203.0.113.5",
+        )
+    locked = Client().post(
+        "/accounts/login/",
+        {"login": "bob@example.org", "password": "bob-password-1"},
+        REMOTE_ADDR=PROXY,
+        HTTP_X_REAL_IP="203.0.113.5",
+    )
     assert LOCKED in locked.content.decode()
-    other = Client().post("/accounts/login/", {"login": "bob@example.org", "password": "bob-password-1"},
-                          REMOTE_ADDR=PROXY, HTTP_X_REAL_IP="198.51.100.7")
+    other = Client().post(
+        "/accounts/login/",
+        {"login": "bob@example.org", "password": "bob-password-1"},
+        REMOTE_ADDR=PROXY,
+        HTTP_X_REAL_IP="198.51.100.7",
+    )
     assert other.status_code == 302
 
 

@@ -43,12 +43,16 @@ def private_root(settings, tmp_path):
     settings.PRIVATE_ROOT = root
     settings.DATA_DIR = tmp_path / "data"
     private = settings.STORAGES["private"]
-    settings.STORAGES = {**settings.STORAGES, "private": {**private, "OPTIONS": {**private["OPTIONS"], "location": root}}}
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "private": {**private, "OPTIONS": {**private["OPTIONS"], "location": root}},
+    }
     return root
 
 
-def test_an_imported_pack_and_its_parsed_answers_are_private(db, private_root, tmp_path,
-                                                             django_capture_on_commit_callbacks):
+def test_an_imported_pack_and_its_parsed_answers_are_private(
+    db, private_root, tmp_path, django_capture_on_commit_callbacks
+):
     competitions_load()
     source = write_portal_pack(tmp_path / "spooky")
     (source / "private" / "test.csv").chmod(0o644)  # as a pack usually arrives
@@ -81,8 +85,14 @@ def test_uploads_are_kept_private_in_any_storage(settings, tmp_path):
 def _start(data: Path, script: str = "") -> str:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "PORTAL_PRIVATE_ROOT")}
     env.update({"PORTAL_DATA_DIR": str(data), "DJANGO_SETTINGS_MODULE": "portal.settings"})
-    result = subprocess.run([sys.executable, "-c", f"import django; django.setup()\n{script}"], cwd=REPO,
-                            env=env, capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", f"import django; django.setup()\n{script}"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout
 

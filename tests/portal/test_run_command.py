@@ -34,8 +34,9 @@ def test_the_run_command_serves_the_portal_with_a_worker_and_stops_on_ctrl_c(tmp
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "PORTAL_DATA_DIR")}
     env.update({"PORT": str(port), "PORTAL_DATA_DIR": str(tmp_path / "data")})
     log = (tmp_path / "run.log").open("w+")
-    process = subprocess.Popen([str(REPO / "scripts" / "run")], cwd=REPO, env=env, stdout=log,
-                               stderr=subprocess.STDOUT, start_new_session=True)
+    process = subprocess.Popen(
+        [str(REPO / "scripts" / "run")], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
     try:
         # The first start also writes and imports the synthetic Lite packs.
         deadline = time.monotonic() + 300
@@ -71,9 +72,15 @@ def test_the_run_command_serves_the_portal_with_a_worker_and_stops_on_ctrl_c(tmp
 
         # The worker started by the run command answers a task sent through the filesystem broker.
         ping = subprocess.run(
-            [str(REPO / ".venv" / "bin" / "python"), "-c",
-             "import django; django.setup(); from portal.tasks import ping; print(ping.delay('x').get(timeout=60))"],
-            cwd=REPO, env={**env, "DJANGO_SETTINGS_MODULE": "portal.settings"}, capture_output=True, text=True,
+            [
+                str(REPO / ".venv" / "bin" / "python"),
+                "-c",
+                "import django; django.setup(); from portal.tasks import ping; print(ping.delay('x').get(timeout=60))",
+            ],
+            cwd=REPO,
+            env={**env, "DJANGO_SETTINGS_MODULE": "portal.settings"},
+            capture_output=True,
+            text=True,
             timeout=90,
         )
         assert "'echo': 'x'" in ping.stdout, ping.stderr
@@ -118,8 +125,14 @@ class RunCommand:
         clean = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "PORTAL_DATA_DIR")}
         clean.update({"PORT": str(self.port), "PORTAL_DATA_DIR": str(data), **env})
         self.log = log_path.open("w+")
-        self.process = subprocess.Popen([str(REPO / "scripts" / "run")], cwd=REPO, env=clean, stdout=self.log,
-                                        stderr=subprocess.STDOUT, start_new_session=True)
+        self.process = subprocess.Popen(
+            [str(REPO / "scripts" / "run")],
+            cwd=REPO,
+            env=clean,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
     def output(self) -> str:
         self.log.seek(0)
@@ -158,10 +171,16 @@ class RunCommand:
     def ping(self) -> str:
         env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
         return subprocess.run(
-            [str(REPO / ".venv" / "bin" / "python"), "-c",
-             "import django; django.setup(); from portal.tasks import ping; print(ping.delay('x').get(timeout=60))"],
-            cwd=REPO, env={**env, "PORTAL_DATA_DIR": str(self.data), "DJANGO_SETTINGS_MODULE": "portal.settings"},
-            capture_output=True, text=True, timeout=90,
+            [
+                str(REPO / ".venv" / "bin" / "python"),
+                "-c",
+                "import django; django.setup(); from portal.tasks import ping; print(ping.delay('x').get(timeout=60))",
+            ],
+            cwd=REPO,
+            env={**env, "PORTAL_DATA_DIR": str(self.data), "DJANGO_SETTINGS_MODULE": "portal.settings"},
+            capture_output=True,
+            text=True,
+            timeout=90,
         ).stdout
 
     def stop(self) -> None:
@@ -174,9 +193,7 @@ class RunCommand:
 
 
 @pytest.mark.worker
-def test_the_run_command_restarts_a_killed_worker_keeps_serving_and_stops_within_seconds_on_ctrl_c(
-    run_data, tmp_path
-):
+def test_the_run_command_restarts_a_killed_worker_keeps_serving_and_stops_within_seconds_on_ctrl_c(run_data, tmp_path):
     run = RunCommand(run_data, tmp_path / "run.log")
     try:
         run.wait_until(lambda: run.healthz() == 200 and run.worker(), "the portal is not up")
@@ -214,8 +231,10 @@ def test_the_run_command_gives_up_on_a_worker_that_keeps_dying_and_says_why(run_
         output = run.output()
         assert run.process.returncode == 1
         assert "starting it again (1 of 1)" in output
-        assert ("The worker stopped again (killed by SIGKILL) after 1 restarts, each time within 600 s of starting: "
-                "it is not started again (PORTAL_WORKER_RESTARTS=1).") in output
+        assert (
+            "The worker stopped again (killed by SIGKILL) after 1 restarts, each time within 600 s of starting: "
+            "it is not started again (PORTAL_WORKER_RESTARTS=1)."
+        ) in output
         assert run.healthz() is None and run.worker() is None
     finally:
         run.stop()

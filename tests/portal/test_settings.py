@@ -13,8 +13,14 @@ REPO = Path(__file__).resolve().parents[2]
 def _start(tmp_path, **env) -> subprocess.CompletedProcess:
     full_env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     full_env.update({"PORTAL_DATA_DIR": str(tmp_path / "data"), "DJANGO_SETTINGS_MODULE": "portal.settings", **env})
-    return subprocess.run([sys.executable, "-c", "import django; django.setup()"], cwd=REPO, env=full_env,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"],
+        cwd=REPO,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 @pytest.mark.parametrize(
@@ -32,8 +38,10 @@ def _start(tmp_path, **env) -> subprocess.CompletedProcess:
         ({"API_RATE_UPLOADS": "lots"}, "API_RATE_UPLOADS='lots' is not a rate; use REQUESTS/WINDOW"),
         ({"LOGIN_FAILURES_PER_ACCOUNT": "0/m"}, "LOGIN_FAILURES_PER_ACCOUNT='0/m' is not a rate"),
         ({"TRUSTED_PROXY_COUNT": "-1"}, "TRUSTED_PROXY_COUNT=-1 is too small"),
-        ({"PORTAL_PRIVATE_ROOT": "/dev/null/private"},
-         "PORTAL_PRIVATE_ROOT: '/dev/null/private' cannot be made readable by this user only"),
+        (
+            {"PORTAL_PRIVATE_ROOT": "/dev/null/private"},
+            "PORTAL_PRIVATE_ROOT: '/dev/null/private' cannot be made readable by this user only",
+        ),
     ],
 )
 def test_a_wrong_value_fails_at_start_naming_the_variable(tmp_path, env, message):
@@ -51,20 +59,36 @@ def test_embedded_defaults_start_with_nothing_set(tmp_path):
 
 
 def test_production_settings_start_when_complete(tmp_path):
-    result = _start(tmp_path, DEBUG="false", SECRET_KEY="k" * 40, ALLOWED_HOSTS="portal.example.org",
-                    DATABASE_URL="postgresql://postgres@127.0.0.1:5432/portal", REDIS_URL="redis://127.0.0.1:6379/1")
+    result = _start(
+        tmp_path,
+        DEBUG="false",
+        SECRET_KEY="k" * 40,
+        ALLOWED_HOSTS="portal.example.org",
+        DATABASE_URL="postgresql://postgres@127.0.0.1:5432/portal",
+        REDIS_URL="redis://127.0.0.1:6379/1",
+    )
     assert result.returncode == 0, result.stderr
 
 
 def test_login_limits_api_rates_and_the_proxy_come_from_the_environment(tmp_path):
     full_env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-    full_env.update({"PORTAL_DATA_DIR": str(tmp_path / "data"), "DJANGO_SETTINGS_MODULE": "portal.settings",
-                     "LOGIN_FAILURES_PER_ACCOUNT": "3/15m", "LOGIN_FAILURES_PER_IP": "20/m",
-                     "API_RATE_UPLOADS": "5/h", "TRUSTED_PROXY_COUNT": "1"})
-    script = ("import django; django.setup(); from django.conf import settings as s; "
-              "print(s.ACCOUNT_RATE_LIMITS['login_failed'], s.API_RATE_UPLOADS, s.API_RATE_AUTHENTICATED, "
-              "s.TRUSTED_PROXY_COUNT, s.REST_FRAMEWORK['NUM_PROXIES'])")
-    result = subprocess.run([sys.executable, "-c", script], cwd=REPO, env=full_env, capture_output=True, text=True,
-                            timeout=60)
+    full_env.update(
+        {
+            "PORTAL_DATA_DIR": str(tmp_path / "data"),
+            "DJANGO_SETTINGS_MODULE": "portal.settings",
+            "LOGIN_FAILURES_PER_ACCOUNT": "3/15m",
+            "LOGIN_FAILURES_PER_IP": "20/m",
+            "API_RATE_UPLOADS": "5/h",
+            "TRUSTED_PROXY_COUNT": "1",
+        }
+    )
+    script = (
+        "import django; django.setup(); from django.conf import settings as s; "
+        "print(s.ACCOUNT_RATE_LIMITS['login_failed'], s.API_RATE_UPLOADS, s.API_RATE_AUTHENTICATED, "
+        "s.TRUSTED_PROXY_COUNT, s.REST_FRAMEWORK['NUM_PROXIES'])"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, env=full_env, capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["20/60s/ip,3/900s/key", "5/h", "300/m", "1", "1"]

@@ -36,9 +36,7 @@ def spec_for(competition_id: str) -> Spec:
     try:
         return SPECS[competition_id]
     except KeyError:
-        raise KeyError(
-            f"no demo generator for {competition_id!r}; known: {', '.join(sorted(SPECS))}"
-        ) from None
+        raise KeyError(f"no demo generator for {competition_id!r}; known: {', '.join(sorted(SPECS))}") from None
 
 
 __all__ = ["SPECS", "BuildHook", "ExtrasHook", "Spec", "binary", "spec_for"]

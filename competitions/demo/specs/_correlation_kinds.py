@@ -97,9 +97,7 @@ def ai4code(rng: np.random.Generator, n: int) -> tuple[pd.DataFrame, pd.DataFram
     code = rng.random(len(items)) < 0.6
     sample_order = _code_cells_first(rng, lengths, code)
     answers = pd.DataFrame({"id": ids, "cell_order": _join_rows(items, lengths)})
-    sample = pd.DataFrame(
-        {"id": ids, "cell_order": _join_rows([items[i] for i in sample_order.tolist()], lengths)}
-    )
+    sample = pd.DataFrame({"id": ids, "cell_order": _join_rows([items[i] for i in sample_order.tolist()], lengths)})
     return answers, sample
 
 
@@ -163,9 +161,7 @@ class Ratings:
         for name, mean in zip(self.names, self.means):
             draws = rng.beta(mean * 3.0, (1 - mean) * 3.0, size=n)
             values = np.round(np.round(draws * 6) / 6, 6)
-            if (
-                n >= 2 and len(np.unique(values)) < 2
-            ):  # every test column varies (the prepare script sees to it)
+            if n >= 2 and len(np.unique(values)) < 2:  # every test column varies (the prepare script sees to it)
                 values[rng.choice(n, size=2, replace=False)] = (0.333333, 0.666667)
             out[name] = values
         return out
@@ -197,15 +193,15 @@ def nfl_contacts(rng: np.random.Generator, n: int) -> tuple[pd.DataFrame, None]:
     first, second = np.triu_indices(_PLAYERS_PER_PLAY, 1)
     ground = np.r_[np.zeros(len(first), dtype=bool), np.ones(_PLAYERS_PER_PLAY, dtype=bool)]
     parts: dict[str, list[np.ndarray]] = {k: [] for k in ("play", "step", "p1", "p2", "stamp")}
-    names, partners, stamps = [], [], []
+    names: list[str] = []
+    partners: list[np.ndarray] = []
+    stamps: list[str] = []
     for k in range(plays):
         players = np.sort(fields.unique_ints(rng, _PLAYERS_PER_PLAY, low=25_000, high=55_000))
         p1 = np.r_[players[first], players]
         partner = np.r_[players[second].astype(str), np.full(_PLAYERS_PER_PLAY, "G")].astype(object)
         count = int(steps[k])
-        start = np.datetime64("2021-09-09T20:00:00.000") + np.timedelta64(
-            int(rng.integers(0, 120 * 86_400)), "s"
-        )
+        start = np.datetime64("2021-09-09T20:00:00.000") + np.timedelta64(int(rng.integers(0, 120 * 86_400)), "s")
         times = np.datetime_as_string(start + (np.arange(count) * 100).astype("timedelta64[ms]"), unit="ms")
         parts["play"].append(np.full(count * len(p1), k))
         parts["step"].append(np.repeat(np.arange(count), len(p1)))
@@ -215,16 +211,13 @@ def nfl_contacts(rng: np.random.Generator, n: int) -> tuple[pd.DataFrame, None]:
         names.append(f"{games[k]}_{play_ids[k]:06d}")
         partners.append(partner)
         stamps.extend(f"{t}Z" for t in times.tolist())
-    play, step, p1, p2, stamp = (
-        np.concatenate(parts[key])[:n] for key in ("play", "step", "p1", "p2", "stamp")
-    )
+    play, step, p1, p2, stamp = (np.concatenate(parts[key])[:n] for key in ("play", "step", "p1", "p2", "stamp"))
     game_play = np.array(names, dtype=object)[play]
     player_2 = np.concatenate(partners)[p2]
     is_ground = ground[p2 % len(ground)]
     contact = (rng.random(n) < np.where(is_ground, 0.06, 0.008)).astype(np.int64)
     contact_id = [
-        f"{g}_{s}_{a}_{b}"
-        for g, s, a, b in zip(game_play.tolist(), step.tolist(), p1.tolist(), player_2.tolist())
+        f"{g}_{s}_{a}_{b}" for g, s, a, b in zip(game_play.tolist(), step.tolist(), p1.tolist(), player_2.tolist())
     ]
     answers = pd.DataFrame(
         {

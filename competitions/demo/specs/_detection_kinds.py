@@ -140,9 +140,7 @@ class LyftBoxes(_PredictionStringKind):
         values[:, 0:2] += rng.normal(0, 4.0, size=(len(row), 2))
         values[:, 6] = rng.uniform(-np.pi, np.pi, size=len(row))
         labels = np.where(rng.random(len(row)) < 0.2, "car", tokens[:, 8].astype(str))
-        objects = _objects(
-            _numbers(rng.random(len(row)), 3), *(_numbers(values[:, j], 2) for j in range(7)), labels
-        )
+        objects = _objects(_numbers(rng.random(len(row)), 3), *(_numbers(values[:, j], 2) for j in range(7)), labels)
         noise = _rows(objects, np.bincount(row, minlength=len(strings)))
         return {
             "Id": truth["Id"].to_numpy(),
@@ -182,9 +180,7 @@ def siim_answers(rng: np.random.Generator, n: int) -> tuple[pd.DataFrame, pd.Dat
     answers = pd.DataFrame({"id": ids, TARGET: np.concatenate([study_strings, image_strings])})
     answers = answers.iloc[rng.permutation(n)].reset_index(drop=True)
     is_study = answers["id"].str.endswith("_study").to_numpy()
-    sample = pd.DataFrame(
-        {"id": answers["id"], TARGET: np.where(is_study, "negative 1 0 0 1 1", "none 1 0 0 1 1")}
-    )
+    sample = pd.DataFrame({"id": answers["id"], TARGET: np.where(is_study, "negative 1 0 0 1 1", "none 1 0 0 1 1")})
     return answers, sample
 
 

@@ -173,10 +173,7 @@ def hms_build(rng: np.random.Generator, n: int) -> tuple[pd.DataFrame, None]:
     changed = rng.random(n) < 0.1  # a few windows of an EEG were voted differently
     if changed.any():
         row_votes[changed] = np.stack(
-            [
-                rng.multinomial(t, s)
-                for t, s in zip(total[eeg_of_row[changed]].tolist(), shares[eeg_of_row[changed]])
-            ]
+            [rng.multinomial(t, s) for t, s in zip(total[eeg_of_row[changed]].tolist(), shares[eeg_of_row[changed]])]
         )
     eeg_ids = np.sort(fields.unique_ints(rng, eegs, low=500_000, high=4_294_967_295))
     spectrograms = fields.unique_ints(rng, eegs, low=300_000, high=2_147_483_647)
@@ -293,9 +290,7 @@ def jigsaw_bias_build(rng: np.random.Generator, n: int) -> tuple[pd.DataFrame, p
         "comment_text": np.array(_sentences(rng, n, low=4, high=40), dtype=object),
         "created_date": created,
         "publication_id": fields.choice(rng, n, [21, 54, 55, 13, 102], [40, 20, 15, 15, 10]).astype(np.int64),
-        "parent_id": np.where(
-            rng.random(n) < 0.45, np.nan, rng.integers(100_000, 6_300_000, n).astype(float)
-        ),
+        "parent_id": np.where(rng.random(n) < 0.45, np.nan, rng.integers(100_000, 6_300_000, n).astype(float)),
         "article_id": rng.integers(2_000, 400_000, size=n),
         "rating": np.where(rng.random(n) < 0.93, "approved", "rejected"),
         "funny": rng.poisson(0.3, n),

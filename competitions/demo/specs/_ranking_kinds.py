@@ -260,9 +260,7 @@ def hm_answers(rng: np.random.Generator, n: int) -> tuple[pd.DataFrame, pd.DataF
     (the real one lists all 1,371,980), in random order, with the zero-padded popular articles."""
     customers = fields.hex_ids(64)(rng, 2 * n)
     answers = pd.DataFrame({"customer_id": customers[:n], **HM_PURCHASES.generate(rng, n)})
-    sample = pd.DataFrame(
-        {"customer_id": customers[rng.permutation(2 * n)], "prediction": HM_PURCHASES.sample_value}
-    )
+    sample = pd.DataFrame({"customer_id": customers[rng.permutation(2 * n)], "prediction": HM_PURCHASES.sample_value})
     return answers, sample
 
 
@@ -271,6 +269,7 @@ def hotel_answers(rng: np.random.Generator, n: int) -> tuple[pd.DataFrame, None]
     images = fields.hex_ids(16, suffix=".jpg")(rng, n)
     hotel_id = HOTEL_ID.generate(rng, n)["hotel_id"]
     catalogue = hotels()
+    assert catalogue.extra is not None  # hotels() carries each hotel's chain
     chain = catalogue.extra["chain"][np.searchsorted(catalogue.tokens.astype(np.int64), hotel_id)]
     seconds = rng.integers(0, 4 * 365 * 86_400, size=n)
     stamps = np.datetime_as_string(np.datetime64("2016-01-01T00:00:00") + seconds.astype("timedelta64[s]"))
@@ -285,15 +284,12 @@ def hotel_answers(rng: np.random.Generator, n: int) -> tuple[pd.DataFrame, None]
     return frame, None
 
 
-def facebook_extras(
-    rng: np.random.Generator, columns: dict[str, np.ndarray], n: int
-) -> dict[str, np.ndarray]:
+def facebook_extras(rng: np.random.Generator, columns: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
     """Title and Body of each question: short invented sentences, the body as HTML with code and commas."""
     pool = 4_096
     words = np.array(QUESTION_WORDS)
     titles = [
-        " ".join(words[rng.integers(0, len(words), size=rng.integers(4, 11))]).capitalize() + "?"
-        for _ in range(pool)
+        " ".join(words[rng.integers(0, len(words), size=rng.integers(4, 11))]).capitalize() + "?" for _ in range(pool)
     ]
     bodies = []
     for i in range(pool):

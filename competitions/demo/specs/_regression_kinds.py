@@ -151,9 +151,7 @@ def smartphone_decimeter(rng: np.random.Generator, n: int) -> tuple[pd.DataFrame
         lat_parts.append(np.round(lat0 + np.degrees(north / EARTH_RADIUS_M), 9))
         lon_parts.append(
             np.round(
-                centre_lon
-                + rng.normal(0.0, 0.05)
-                + np.degrees(east / (EARTH_RADIUS_M * np.cos(np.radians(lat0)))),
+                centre_lon + rng.normal(0.0, 0.05) + np.degrees(east / (EARTH_RADIUS_M * np.cos(np.radians(lat0)))),
                 9,
             )
         )
@@ -237,9 +235,7 @@ PETFINDER_FEATURES = {
 }
 
 
-def petfinder_extras(
-    rng: np.random.Generator, columns: dict[str, np.ndarray], n: int
-) -> dict[str, np.ndarray]:
+def petfinder_extras(rng: np.random.Generator, columns: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
     return {name: (rng.random(n) < p).astype(np.int64) for name, p in PETFINDER_FEATURES.items()}
 
 

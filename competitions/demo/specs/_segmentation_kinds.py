@@ -63,14 +63,10 @@ def draw(ellipses: Ellipses, sizes: np.ndarray) -> Runs:
     qc = d * d * (c * c / a2 + s * s / b2) - 1
     root = np.sqrt(np.maximum(qb * qb - 4 * qa * qc, 0.0))
     low = np.maximum(np.ceil(e.fast[owner] + (-qb - root) / (2 * qa)), 0).astype(np.int64)
-    high = np.minimum(np.floor(e.fast[owner] + (-qb + root) / (2 * qa)), e.fast_len[owner] - 1).astype(
-        np.int64
-    )
+    high = np.minimum(np.floor(e.fast[owner] + (-qb + root) / (2 * qa)), e.fast_len[owner] - 1).astype(np.int64)
     hit = (low <= high) & (qb * qb - 4 * qa * qc >= 0)
     owner, line, low, high = owner[hit], line[hit], low[hit], high[hit]
-    return runs_of_masks(
-        e.mask[owner], line * e.fast_len[owner] + low, line * e.fast_len[owner] + high + 1, sizes
-    )
+    return runs_of_masks(e.mask[owner], line * e.fast_len[owner] + low, line * e.fast_len[owner] + high + 1, sizes)
 
 
 def runs_of_masks(mask: np.ndarray, starts: np.ndarray, ends: np.ndarray, sizes: np.ndarray) -> Runs:

@@ -256,8 +256,7 @@ def billion_words(rng: np.random.Generator, n: int) -> tuple[pd.DataFrame, pd.Da
     sentences = [s + " ." for s in _join_runs(words, lengths)]
     removed = rng.integers(1, lengths)  # never the first word, as in the competition
     sample = [
-        " ".join(parts[:at] + parts[at + 1 :])
-        for parts, at in zip((s.split(" ") for s in sentences), removed.tolist())
+        " ".join(parts[:at] + parts[at + 1 :]) for parts, at in zip((s.split(" ") for s in sentences), removed.tolist())
     ]
     ids = np.arange(n, dtype=np.int64)
     return (
@@ -291,9 +290,7 @@ def inchi_strings(rng: np.random.Generator, n: int) -> np.ndarray:
         layers.append("".join(parts))
     hydrogens = [f"{a}-{a + b}H,{c}H2" for a, b, c in rng.integers(1, 30, size=(pool, 3)).tolist()]
     f, c, h = (rng.integers(0, pool, size=n).tolist() for _ in range(3))
-    return np.array(
-        [f"InChI=1S/{formulas[i]}/c{layers[j]}/h{hydrogens[k]}" for i, j, k in zip(f, c, h)], dtype=object
-    )
+    return np.array([f"InChI=1S/{formulas[i]}/c{layers[j]}/h{hydrogens[k]}" for i, j, k in zip(f, c, h)], dtype=object)
 
 
 def bms(rng: np.random.Generator, n: int) -> tuple[pd.DataFrame, None]:
@@ -406,10 +403,6 @@ def nq_records(rng: np.random.Generator, n: int) -> tuple[pd.DataFrame, pd.DataF
             }
         )
     answers = pd.DataFrame(records)
-    ids = np.array(
-        [f"{e}_{part}" for e in answers["example_id"].tolist() for part in ("long", "short")], dtype=object
-    )
-    sample = pd.DataFrame(
-        {"example_id": pd.array(ids, dtype="str"), "PredictionString": np.full(len(ids), np.nan)}
-    )
+    ids = np.array([f"{e}_{part}" for e in answers["example_id"].tolist() for part in ("long", "short")], dtype=object)
+    sample = pd.DataFrame({"example_id": pd.array(ids, dtype="str"), "PredictionString": np.full(len(ids), np.nan)})
     return answers, sample

@@ -80,9 +80,7 @@ SPECS: dict[str, Spec] = {
     "inaturalist-2019-fgvc6": Spec(
         id_format="distinct image ids from 0..265,212; predicted is a category id 0-1009",
         make_ids=fields.int_ids(low=0, high=265_213),
-        targets=(
-            LongTailLabels("predicted", sequential_class_ids, classes=1_010, full_rows=32_300, spread=0.8),
-        ),
+        targets=(LongTailLabels("predicted", sequential_class_ids, classes=1_010, full_rows=32_300, spread=0.8),),
         public_columns=("id", "predicted"),
     ),
     "iwildcam-2019-fgvc6": Spec(
@@ -108,9 +106,7 @@ SPECS: dict[str, Spec] = {
     "learning-agency-lab-automated-essay-scoring-2": Spec(
         id_format="7 hex digits; score is 1-6",
         make_ids=fields.hex_ids(7),
-        targets=(
-            Labels("score", (1, 2, 3, 4, 5, 6), (0.072, 0.273, 0.363, 0.228, 0.056, 0.009), sample_value=3),
-        ),
+        targets=(Labels("score", (1, 2, 3, 4, 5, 6), (0.072, 0.273, 0.363, 0.228, 0.056, 0.009), sample_value=3),),
         public_columns=("essay_id", "score"),
         extras=essay_text,
         targets_last=True,

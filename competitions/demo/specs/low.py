@@ -110,9 +110,7 @@ SPECS: dict[str, Spec] = {
         id_format="DICOM UIDs '1.2.826.0.1.3680043.8.498.<digits>'",
         make_ids=fields.dicom_uids,
         targets=(
-            MultiLabel(
-                vocab.RANZCR_LABELS, vocab.RANZCR_PREVALENCE, predicted=vocab.RANZCR_SCORED, sample_value=0
-            ),
+            MultiLabel(vocab.RANZCR_LABELS, vocab.RANZCR_PREVALENCE, predicted=vocab.RANZCR_SCORED, sample_value=0),
         ),
         public_columns=("StudyInstanceUID", *vocab.RANZCR_SCORED),
         extras=hooks.ranzcr_extras,

@@ -59,9 +59,7 @@ SPECS: dict[str, Spec] = {
         public_columns=("BraTS21ID", "MGMT_value"),
         small_rows=59,
     ),
-    "seti-breakthrough-listen": binary(
-        "id", fields.hex_ids(15), "target", 0.1, sample=0.5, id_format="15 hex digits"
-    ),
+    "seti-breakthrough-listen": binary("id", fields.hex_ids(15), "target", 0.1, sample=0.5, id_format="15 hex digits"),
     "statoil-iceberg-classifier-challenge": binary(
         "id", fields.hex_ids(8), "is_iceberg", 0.47, sample=0.5, id_format="8 hex digits"
     ),

@@ -44,9 +44,7 @@ SPECS: dict[str, Spec] = {
     ),
     "stanford-covid-vaccine": Spec(
         id_format="'id_<9 hex>_<position>', 107 positions per sequence, the first 68 scored",
-        targets=tuple(
-            Regression(name, kinds.unused_sampler, sample_value=0.0) for name in kinds.COVID_TARGETS
-        ),
+        targets=tuple(Regression(name, kinds.unused_sampler, sample_value=0.0) for name in kinds.COVID_TARGETS),
         public_columns=("id_seqpos", *kinds.COVID_TARGETS),
         build=kinds.openvaccine,
         rows=kinds.whole_units(kinds.COVID_LENGTH),

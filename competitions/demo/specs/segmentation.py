@@ -14,11 +14,7 @@ from competitions.demo.specs.base import Spec
 SPECS: dict[str, Spec] = {
     "google-research-identify-contrails-reduce-global-warming": Spec(
         id_format="19-digit record ids in random order; 256 x 256 masks, '-' when empty",
-        targets=(
-            kinds.RleMasks(
-                "encoded_pixels", "encoded_pixels", "height", "width", empty="-", sample_value="-"
-            ),
-        ),
+        targets=(kinds.RleMasks("encoded_pixels", "encoded_pixels", "height", "width", empty="-", sample_value="-"),),
         public_columns=("record_id", "encoded_pixels"),
         build=kinds.contrails,
     ),

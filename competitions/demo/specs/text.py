@@ -23,9 +23,7 @@ SPECS: dict[str, Spec] = {
     "chaii-hindi-and-tamil-question-answering": Spec(
         id_format="9 hex digits",
         targets=(
-            kinds.CorruptedText(
-                "PredictionString", kinds.span_slip(kinds.HINDI + kinds.TAMIL), sample_value=np.nan
-            ),
+            kinds.CorruptedText("PredictionString", kinds.span_slip(kinds.HINDI + kinds.TAMIL), sample_value=np.nan),
         ),
         public_columns=("id", "PredictionString"),
         build=kinds.chaii,

@@ -33,7 +33,9 @@ class Command(BaseCommand):
         parser.add_argument("--layout", default="portal", choices=["portal", "mlebench"])
         parser.add_argument("--teams", type=int, default=300, help="Simulated teams per leaderboard")
         parser.add_argument("--competition", action="append", dest="competitions", help="Only these (repeatable)")
-        parser.add_argument("--quality", type=float, help="Also write a simulated agent's run group of this quality (0-1)")
+        parser.add_argument(
+            "--quality", type=float, help="Also write a simulated agent's run group of this quality (0-1)"
+        )
         parser.add_argument("--seeds", type=int, default=3, help="Seeds of the simulated agent's run group")
 
     def handle(self, *args, split, out, size, seed, layout, teams, competitions, quality, seeds, **options):
@@ -42,14 +44,20 @@ class Command(BaseCommand):
             raise CommandError("--quality must be between 0 and 1")
         try:
             ids = competitions or split_ids(split)
-            make_demo_pack(out_dir=out, split=split, size=size, seed=seed, layout=layout, competition_ids=ids,
-                           n_teams=teams)
+            make_demo_pack(
+                out_dir=out, split=split, size=size, seed=seed, layout=layout, competition_ids=ids, n_teams=teams
+            )
         except (KeyError, ValueError, LookupError) as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(f"Wrote {len(ids)} synthetic pack(s) to {out} ({layout} layout, size {size}).")
         if quality is not None:
             group = write_run_group(
-                out_dir=out / "runs", competition_ids=ids, seeds=range(seeds), quality=quality,
-                answers=pack_answers(out) if layout == "portal" else None, size=size, pack_seed=seed,
+                out_dir=out / "runs",
+                competition_ids=ids,
+                seeds=range(seeds),
+                quality=quality,
+                answers=pack_answers(out) if layout == "portal" else None,
+                size=size,
+                pack_seed=seed,
             )
             self.stdout.write(f"Wrote the simulated agent's run group (quality {quality}, {seeds} seeds): {group}")

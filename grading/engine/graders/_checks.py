@@ -13,7 +13,7 @@ import functools
 import inspect
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import pandas as pd
@@ -87,9 +87,19 @@ def submission_ids(submission: pd.DataFrame, id_column: str | None) -> RowIds | 
 # Grader wrapper
 
 
+@overload
+def grader_function(fn: Callable[..., float], *, answer_records: bool = False) -> Callable[..., float]: ...
+
+
+@overload
+def grader_function(
+    fn: None = None, *, answer_records: bool = False
+) -> Callable[[Callable[..., float]], Callable[..., float]]: ...
+
+
 def grader_function(
     fn: Callable[..., float] | None = None, *, answer_records: bool = False
-) -> Callable[..., float]:
+) -> Callable[..., float] | Callable[[Callable[..., float]], Callable[..., float]]:
     """Wrap a grade function so that it only ever fails with InvalidSubmission for submission problems.
 
     MLE-bench turns *any* exception inside its grade function into an invalid submission (score null),
@@ -144,9 +154,7 @@ def _column_hint(missing: str, present: Sequence[Any]) -> str | None:
     key = str(missing).strip().lower()
     for col in present:
         if str(col).strip().lower() == key and str(col) != str(missing):
-            return (
-                f"column {show(col)} looks like {show(missing)}: column names are case- and space-sensitive"
-            )
+            return f"column {show(col)} looks like {show(missing)}: column names are case- and space-sensitive"
     return None
 
 
@@ -358,8 +366,7 @@ def require_finite(
             for p, o in zip(positions[:MAX_EXAMPLES], _original_rows(positions[:MAX_EXAMPLES], rows))
         )
         raise InvalidSubmission(
-            f"column {show(column)} has {plural(len(positions), 'infinite value')}: {examples}; "
-            "write finite numbers"
+            f"column {show(column)} has {plural(len(positions), 'infinite value')}: {examples}; write finite numbers"
         )
 
 
@@ -382,9 +389,7 @@ def require_non_negative(values: np.ndarray, column: str, ids: RowIds | None = N
     negative = values < 0
     if negative.any():
         positions = np.flatnonzero(negative)
-        examples = "; ".join(
-            f"{row_label(int(p), ids)} has {show(values[int(p)])}" for p in positions[:MAX_EXAMPLES]
-        )
+        examples = "; ".join(f"{row_label(int(p), ids)} has {show(values[int(p)])}" for p in positions[:MAX_EXAMPLES])
         raise InvalidSubmission(
             f"column {show(column)} has {plural(len(positions), 'negative value')}, e.g. {examples}; {why}"
         )
@@ -408,9 +413,7 @@ def require_rows_sum_to_one(
     close = np.abs(sums - 1.0) <= atol + rtol * 1.0
     if not close.all():
         positions = np.flatnonzero(~close)
-        examples = "; ".join(
-            f"{row_label(int(p), ids)} sums to {sums[int(p)]:.10g}" for p in positions[:MAX_EXAMPLES]
-        )
+        examples = "; ".join(f"{row_label(int(p), ids)} sums to {sums[int(p)]:.10g}" for p in positions[:MAX_EXAMPLES])
         raise InvalidSubmission(
             f"each row's probabilities over {plural(len(columns), 'class column')} must sum to 1 "
             f"(within {atol + rtol:g}); {plural(len(positions), 'row')} "
@@ -432,9 +435,7 @@ def require_no_empty_cells(matrix: np.ndarray, columns: Sequence[Any], ids: RowI
         )
 
 
-def require_matrix_in_unit_interval(
-    matrix: np.ndarray, columns: Sequence[Any], ids: RowIds | None = None
-) -> None:
+def require_matrix_in_unit_interval(matrix: np.ndarray, columns: Sequence[Any], ids: RowIds | None = None) -> None:
     inside = (matrix >= 0) & (matrix <= 1)
     if not inside.all():
         bad_rows, bad_cols = np.nonzero(~inside)
@@ -445,6 +446,5 @@ def require_matrix_in_unit_interval(
             examples.append(f"{row_label(r, ids)}, column {show(columns[c])} has {shown}")
         raise InvalidSubmission(
             "all probabilities must be numbers within [0, 1]; "
-            f"{plural(len(bad_rows), 'cell')} {'is' if len(bad_rows) == 1 else 'are'} not, e.g. "
-            + "; ".join(examples)
+            f"{plural(len(bad_rows), 'cell')} {'is' if len(bad_rows) == 1 else 'are'} not, e.g. " + "; ".join(examples)
         )

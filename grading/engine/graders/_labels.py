@@ -65,9 +65,7 @@ def labels_of(values: np.ndarray, column: str, ids=None) -> Labels:
                 problem = "is empty or not finite" if len(positions) == 1 else "are empty or not finite"
             else:
                 problem = (
-                    "is not a whole-number class label"
-                    if len(positions) == 1
-                    else "are not whole-number class labels"
+                    "is not a whole-number class label" if len(positions) == 1 else "are not whole-number class labels"
                 )
             raise InvalidSubmission(
                 f"column {show(column)} must hold class labels like the answers'; "
@@ -77,8 +75,7 @@ def labels_of(values: np.ndarray, column: str, ids=None) -> Labels:
     objects = np.asarray(values, dtype=object)
     if len(objects) and not isinstance(objects[0], str):
         raise InvalidSubmission(
-            f"column {show(column)} must hold a class label in every row; {row_label(0, ids)} has "
-            f"{show(objects[0])}"
+            f"column {show(column)} must hold a class label in every row; {row_label(0, ids)} has {show(objects[0])}"
         )
     missing = np.asarray(pd.isna(objects), dtype=bool)
     if missing.any():
@@ -201,16 +198,12 @@ def _cast_text(series: pd.Series, column: str, ids, *, first_token: bool) -> np.
     bad = (codes < 0) | failed[np.maximum(codes, 0)]
     if bad.any():
         values = series.to_numpy(dtype=object, na_value=np.nan)
-        _raise_not_integers(
-            column, values, np.flatnonzero(bad), ids, _TOKEN_RULE if first_token else _INTEGER_RULE
-        )
+        _raise_not_integers(column, values, np.flatnonzero(bad), ids, _TOKEN_RULE if first_token else _INTEGER_RULE)
     return cast[codes]
 
 
 def _raise_not_integers(column: str, values: np.ndarray, positions: np.ndarray, ids, rule: str) -> None:
-    examples = "; ".join(
-        f"{show(values[int(p)])} in {row_label(int(p), ids)}" for p in positions[:MAX_EXAMPLES]
-    )
+    examples = "; ".join(f"{show(values[int(p)])} in {row_label(int(p), ids)}" for p in positions[:MAX_EXAMPLES])
     raise InvalidSubmission(
         f"column {show(column)} has {plural(len(positions), 'value')} that cannot be read as an integer "
         f"class id, e.g. {examples}; {rule}"

@@ -32,9 +32,7 @@ def require_rows_round_to_one(
         ok = np.round(sums, decimals) == 1.0
     if not ok.all():
         positions = np.flatnonzero(~ok)
-        examples = "; ".join(
-            f"{row_label(int(p), ids)} sums to {sums[int(p)]:.10g}" for p in positions[:MAX_EXAMPLES]
-        )
+        examples = "; ".join(f"{row_label(int(p), ids)} sums to {sums[int(p)]:.10g}" for p in positions[:MAX_EXAMPLES])
         raise InvalidSubmission(
             f"each row's probabilities over {plural(len(columns), 'class column')} must sum to 1 once rounded "
             f"to {decimals} decimals; {plural(len(positions), 'row')} "

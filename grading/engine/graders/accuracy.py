@@ -70,9 +70,7 @@ def grade(
         matches = _equal_as_text(submission[target_column], answers[target_column], pairing)
         return float(np.average(matches))
     ids = submission_ids(submission, id_column) if pairing.sub_rows is None else None
-    predicted = labels_of(
-        Pairing.take(label_values(submission[target_column]), pairing.sub_rows), target_column, ids
-    )
+    predicted = labels_of(Pairing.take(label_values(submission[target_column]), pairing.sub_rows), target_column, ids)
     truth = labels_of(Pairing.take(label_values(answers[target_column]), pairing.ans_rows), target_column)
     combined_type(truth, predicted, target_column)
     return float(np.average(equal_labels(truth, predicted)))
@@ -80,9 +78,7 @@ def grade(
 
 @register("top1_error")
 @grader_function
-def grade_top1_error(
-    submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, target_column: str
-) -> float:
+def grade_top1_error(submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, target_column: str) -> float:
     """Share of rows (matched on ``id_column``) whose first predicted class id is not the answer."""
     truth, predicted = paired_integer_labels(
         submission, answers, id_column=id_column, target_column=target_column, parse=first_token_integers
@@ -109,9 +105,7 @@ def _text_objects(series: pd.Series) -> np.ndarray:
     """pandas 2.2 ``astype(str)`` of a column, as an object array."""
     dtype = series.dtype
     if pd.api.types.is_float_dtype(dtype):
-        return np.array(
-            [str(v) for v in series.to_numpy(dtype=np.float64, na_value=np.nan).tolist()], dtype=object
-        )
+        return np.array([str(v) for v in series.to_numpy(dtype=np.float64, na_value=np.nan).tolist()], dtype=object)
     if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_integer_dtype(dtype):
         if series.hasnans:  # nullable integers: pandas 2.2 would have read them as floats
             return _text_objects(series.astype(np.float64))

@@ -45,9 +45,7 @@ from grading.engine.registry import register
 # ALASKA2: weighted AUC over TPR bands
 
 
-def insert_tpr_points(
-    fpr: np.ndarray, tpr: np.ndarray, levels: Sequence[float]
-) -> tuple[np.ndarray, np.ndarray]:
+def insert_tpr_points(fpr: np.ndarray, tpr: np.ndarray, levels: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
     """The ROC points with one interpolated point at each TPR level the curve does not already reach."""
     for level in levels:
         if (tpr == level).any():
@@ -63,9 +61,7 @@ def insert_tpr_points(
     return fpr, tpr
 
 
-def tpr_weighted_auc(
-    fpr: np.ndarray, tpr: np.ndarray, levels: Sequence[float], weights: Sequence[float]
-) -> float:
+def tpr_weighted_auc(fpr: np.ndarray, tpr: np.ndarray, levels: Sequence[float], weights: Sequence[float]) -> float:
     """Weighted area of the ROC curve over horizontal TPR bands ``[levels[k], levels[k+1]]``."""
     fpr, tpr = insert_tpr_points(fpr, tpr, levels)
     total = 0.0

@@ -31,7 +31,7 @@ def quadratic_weighted_kappa(y1: np.ndarray, y2: np.ndarray) -> float:
     labels, inverse = np.unique(np.concatenate([y1, y2]), return_inverse=True)
     n_labels = len(labels)
     i1, i2 = inverse[: len(y1)], inverse[len(y1) :]
-    confusion = np.bincount(i1 * n_labels + i2, minlength=n_labels * n_labels).astype(np.int64)
+    confusion: np.ndarray = np.bincount(i1 * n_labels + i2, minlength=n_labels * n_labels).astype(np.int64)
     confusion = confusion.reshape(n_labels, n_labels)
     sum0 = np.sum(confusion, axis=0)
     sum1 = np.sum(confusion, axis=1)
@@ -55,9 +55,7 @@ def grade(submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, ta
     require_columns(submission, [id_column, target_column])
     pairing = pair_by_sorted_ids(submission, answers, id_column)
     ids = submission_ids(submission, id_column) if pairing.sub_rows is None else None
-    predicted = labels_of(
-        Pairing.take(label_values(submission[target_column]), pairing.sub_rows), target_column, ids
-    )
+    predicted = labels_of(Pairing.take(label_values(submission[target_column]), pairing.sub_rows), target_column, ids)
     truth = labels_of(Pairing.take(label_values(answers[target_column]), pairing.ans_rows), target_column)
     combined_type(truth, predicted, target_column)
     require_same_kind(truth, predicted, target_column)

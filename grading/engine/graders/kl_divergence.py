@@ -60,9 +60,7 @@ def _extra_hint(extra: list[str]) -> str:
     )
 
 
-def _verify_probabilities(
-    matrix: np.ndarray, columns: list[str], extra: list[str], ids, id_column: str
-) -> None:
+def _verify_probabilities(matrix: np.ndarray, columns: list[str], extra: list[str], ids, id_column: str) -> None:
     """Kaggle's ``verify_valid_probabilities`` over every non-id column (NaN skipped as pandas does)."""
     for name, bad, what in (
         ("below 0", matrix < 0, "must be at least 0"),
@@ -120,9 +118,7 @@ def grade(
         matrix = np.empty((len(submission), len(checked)), dtype=np.float64)
         matrix[:, : len(votes)] = predicted
         for j, column in enumerate(extra, start=len(votes)):
-            matrix[:, j] = numeric_values(
-                submission.iloc[:, list(submission.columns).index(column)], column, ids
-            )
+            matrix[:, j] = numeric_values(submission.iloc[:, list(submission.columns).index(column)], column, ids)
     else:
         checked, matrix = votes, predicted
     with np.errstate(invalid="ignore"):

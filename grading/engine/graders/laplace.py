@@ -56,9 +56,7 @@ def scored_rows(
     try:
         measured = answers[target_column].to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError) as exc:
-        raise AnswersProblem(
-            f"the answers' column {describe_columns([target_column])} is not numeric"
-        ) from exc
+        raise AnswersProblem(f"the answers' column {describe_columns([target_column])} is not numeric") from exc
     positions = np.flatnonzero(~np.isnan(measured))
     real = pd.DataFrame(
         {
@@ -91,9 +89,7 @@ def grade(
     known = sub_ids.isin(answers[id_column]).to_numpy(dtype=bool)
     if not known.all():
         unknown = np.flatnonzero(~known)
-        examples = ", ".join(
-            f"{show(sub_ids.iloc[int(p)])} in {row_label(int(p))}" for p in unknown[:MAX_EXAMPLES]
-        )
+        examples = ", ".join(f"{show(sub_ids.iloc[int(p)])} in {row_label(int(p))}" for p in unknown[:MAX_EXAMPLES])
         raise InvalidSubmission(
             f"{plural(len(unknown), 'id')} in column {show(id_column)} {'is' if len(unknown) == 1 else 'are'} "
             f"not in the test set (e.g. {examples}); write the ids exactly as in the sample submission"
@@ -117,9 +113,7 @@ def grade(
         pd.DataFrame({id_column: kept_ids}), pd.DataFrame({id_column: scored_ids}), id_column
     )
     rows = Pairing.take(kept, pairing.sub_rows)
-    truth = answers[target_column].to_numpy(dtype=np.float64, na_value=np.nan)[
-        Pairing.take(scored, pairing.ans_rows)
-    ]
+    truth = answers[target_column].to_numpy(dtype=np.float64, na_value=np.nan)[Pairing.take(scored, pairing.ans_rows)]
     return laplace_log_likelihood(truth, predicted[rows], _missing_as_zero(confidence[rows]))
 
 

@@ -55,9 +55,7 @@ def _loss(truth: np.ndarray, predicted: np.ndarray) -> float:
 
 @register("log_loss_binary")
 @grader_function
-def grade_binary(
-    submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, target_column: str
-) -> float:
+def grade_binary(submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, target_column: str) -> float:
     """Binary log loss; ``target_column`` is the probability of the answers' larger label (e.g. 1 = dog)."""
     require_answers_columns(answers, [id_column, target_column])
     require_columns(submission, [id_column, target_column])

@@ -7,15 +7,21 @@ from grading.services.mlebench_import import ImportRefused, mlebench_import
 
 
 class Command(BaseCommand):
-    help = ("Import an MLE-bench board from a checkout of its repository (runs/ and "
-            "runs/run_group_experiments.csv) as published, report-only entries, one per row of ENTRIES.csv. "
-            "Running it twice changes nothing.")
+    help = (
+        "Import an MLE-bench board from a checkout of its repository (runs/ and "
+        "runs/run_group_experiments.csv) as published, report-only entries, one per row of ENTRIES.csv. "
+        "Running it twice changes nothing."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("path", type=Path, help="The MLE-bench checkout (the folder that holds runs/)")
-        parser.add_argument("--entries", type=Path, required=True,
-                            help="CSV: experiment_id,agent,llms,date,runtime_hours,source_url,notes "
-                                 "(llms separated by ';', date YYYY-MM-DD)")
+        parser.add_argument(
+            "--entries",
+            type=Path,
+            required=True,
+            help="CSV: experiment_id,agent,llms,date,runtime_hours,source_url,notes "
+            "(llms separated by ';', date YYYY-MM-DD)",
+        )
 
     def handle(self, *args, path, entries, **options):
         try:

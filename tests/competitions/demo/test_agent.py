@@ -17,9 +17,7 @@ SPLIT75 = (DATA / "splits" / "split75.txt").read_text().split()
 
 
 def graded(competition_id: str, answers: pd.DataFrame, quality: float, *, seed: int = 1) -> float:
-    submission = simulate_submission(
-        competition_id=competition_id, answers=answers, quality=quality, seed=seed
-    )
+    submission = simulate_submission(competition_id=competition_id, answers=answers, quality=quality, seed=seed)
     return grade(competition_id=competition_id, submission=submission, answers=answers)
 
 
@@ -78,9 +76,7 @@ def test_the_submission_has_the_public_format_and_is_deterministic(small_answers
 
 def test_probability_rows_still_sum_to_one(small_answers):
     answers = small_answers["leaf-classification"]
-    submission = simulate_submission(
-        competition_id="leaf-classification", answers=answers, quality=0.4, seed=2
-    )
+    submission = simulate_submission(competition_id="leaf-classification", answers=answers, quality=0.4, seed=2)
     assert np.allclose(submission.drop(columns="id").sum(axis=1), 1.0, atol=1e-9)
 
 
@@ -107,9 +103,7 @@ def test_structural_defects_make_any_submission_invalid(competition_id, defect, 
         ("jigsaw-toxic-comment-classification-challenge", Defect.DUPLICATE_IDS),
     ],
 )
-def test_value_defects_make_a_submission_invalid_where_the_rules_say_so(
-    competition_id, defect, small_answers
-):
+def test_value_defects_make_a_submission_invalid_where_the_rules_say_so(competition_id, defect, small_answers):
     answers = small_answers[competition_id]
     submission = simulate_submission(
         competition_id=competition_id, answers=answers, quality=0.9, seed=1, defects=[defect]

@@ -132,9 +132,7 @@ def test_full_size_is_the_real_answers_row_count(competition_id):
     )
 
 
-@pytest.mark.parametrize(
-    "competition_id", [c for c in LOW if COMPETITIONS[c]["answers_rows_estimate"] <= 16_000]
-)
+@pytest.mark.parametrize("competition_id", [c for c in LOW if COMPETITIONS[c]["answers_rows_estimate"] <= 16_000])
 def test_full_answers_are_generated_at_the_real_size(competition_id):
     data = generate_answers(competition_id=competition_id, size="full", seed=0)
     assert len(data.answers) == COMPETITIONS[competition_id]["answers_rows_estimate"]
@@ -159,9 +157,7 @@ def test_denoising_ids_cover_whole_images_row_by_row():
 
 
 def test_special_formats():
-    jigsaw = generate_answers(
-        competition_id="jigsaw-toxic-comment-classification-challenge", size=400, seed=1
-    )
+    jigsaw = generate_answers(competition_id="jigsaw-toxic-comment-classification-challenge", size=400, seed=1)
     labels = jigsaw.answers[list(JIGSAW_LABELS)]
     unscored = (labels == -1).all(axis=1)
     assert 0.4 < unscored.mean() < 0.75 and ((labels == -1).any(axis=1) == unscored).all()
@@ -171,9 +167,7 @@ def test_special_formats():
     mlsp = generate_answers(competition_id="mlsp-2013-birds", size="full", seed=1).answers
     assert sorted(set(mlsp["Id"] % 100)) == list(range(19)) and mlsp["Id"].nunique() == 64 * 19
 
-    russian = generate_answers(
-        competition_id="text-normalization-challenge-russian-language", size=500, seed=1
-    )
+    russian = generate_answers(competition_id="text-normalization-challenge-russian-language", size=500, seed=1)
     assert russian.answers["after"].str.contains("[а-я]").mean() > 0.3
     assert (russian.sample_submission["after"] != russian.answers["after"]).any()
 
@@ -194,9 +188,7 @@ def test_special_formats():
     assert list(may.gold_submission.columns) == ["id", "target"]
 
 
-@pytest.mark.parametrize(
-    "competition_id", [c for c in SPLIT75 if COMPETITIONS[c]["answers_file"].endswith(".csv")]
-)
+@pytest.mark.parametrize("competition_id", [c for c in SPLIT75 if COMPETITIONS[c]["answers_file"].endswith(".csv")])
 def test_frames_are_what_read_csv_gives_back(competition_id, tmp_path):
     data = generate_answers(competition_id=competition_id, size="small", seed=2)
     quoting = data.spec.csv_quoting
@@ -220,9 +212,7 @@ def test_answers_are_deterministic_by_seed():
 
 
 def test_text_normalization_answers_are_quoted_like_mlebench(tmp_path):
-    data = generate_answers(
-        competition_id="text-normalization-challenge-english-language", size="small", seed=0
-    )
+    data = generate_answers(competition_id="text-normalization-challenge-english-language", size="small", seed=0)
     path = tmp_path / "answers.csv"
     write_csv(data.answers, path, quoting=data.spec.csv_quoting)
     lines = path.read_text().splitlines()

@@ -22,9 +22,7 @@ from grading.engine.errors import InvalidSubmission
 
 DATA = Path(__file__).resolve().parents[3] / "competitions" / "data" / "mlebench-v1"
 COMPETITIONS = {c["id"]: c for c in json.loads((DATA / "competitions.json").read_text())}
-QUEST_TARGETS = json.loads((DATA / "graders.json").read_text())["google-quest-challenge"]["params"][
-    "target_columns"
-]
+QUEST_TARGETS = json.loads((DATA / "graders.json").read_text())["google-quest-challenge"]["params"]["target_columns"]
 
 GROUP = [
     "AI4Code",
@@ -64,9 +62,7 @@ ANSWERS_DTYPES = {
         "score": "float64",
     },
 }
-BEST = {cid: 1.0 for cid in GROUP} | {
-    "osic-pulmonary-fibrosis-progression": round(-math.log(70 * math.sqrt(2)), 5)
-}
+BEST = {cid: 1.0 for cid in GROUP} | {"osic-pulmonary-fibrosis-progression": round(-math.log(70 * math.sqrt(2)), 5)}
 
 
 def _read_back(frame: pd.DataFrame, tmp_path: Path, name: str) -> pd.DataFrame:
@@ -104,9 +100,9 @@ def test_the_formats_of_ids_and_values(small):
     assert list(quest.sample_submission.columns) == ["qa_id", *QUEST_TARGETS]
     assert all(quest.answers[c].nunique() >= 2 for c in QUEST_TARGETS)  # no constant column
     nfl = small["nfl-player-contact-detection"].answers
-    rebuilt = (
-        nfl["game_play"] + "_" + nfl["step"].astype(str) + "_" + nfl["nfl_player_id_1"].astype(str) + "_"
-    ) + nfl["nfl_player_id_2"].astype(str)
+    rebuilt = (nfl["game_play"] + "_" + nfl["step"].astype(str) + "_" + nfl["nfl_player_id_1"].astype(str) + "_") + nfl[
+        "nfl_player_id_2"
+    ].astype(str)
     assert (rebuilt == nfl["contact_id"]).all() and (nfl["nfl_player_id_2"] == "G").any()
     assert nfl["datetime"].str.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z").all()
     osic = small["osic-pulmonary-fibrosis-progression"].answers
@@ -126,9 +122,7 @@ def test_quality_orders_the_scores(small, competition_id, tmp_path):
     answers = _read_back(small[competition_id].answers, tmp_path, "answers.csv")
     scores = {}
     for quality in (0.0, 0.2, 1.0):
-        submission = simulate_submission(
-            competition_id=competition_id, answers=answers, quality=quality, seed=4
-        )
+        submission = simulate_submission(competition_id=competition_id, answers=answers, quality=quality, seed=4)
         scores[quality] = grade(
             competition_id=competition_id,
             submission=_read_back(submission, tmp_path, "s.csv"),
@@ -145,9 +139,7 @@ def test_the_sample_submission_is_valid(small, competition_id, tmp_path):
     sample = _read_back(small[competition_id].sample_submission, tmp_path, "sample.csv")
     score = grade(competition_id=competition_id, submission=sample, answers=answers)
     # Constant samples (all-zero ratings and scores) give NaN, a valid score, as in MLE-bench.
-    assert math.isnan(score) == (
-        competition_id in ("google-quest-challenge", "us-patent-phrase-to-phrase-matching")
-    )
+    assert math.isnan(score) == (competition_id in ("google-quest-challenge", "us-patent-phrase-to-phrase-matching"))
 
 
 @pytest.mark.parametrize("competition_id", GROUP)
@@ -180,18 +172,14 @@ def test_defects_make_the_submission_invalid(small, competition_id):
 
 @pytest.mark.parametrize("layout", ["portal", "mlebench"])
 def test_packs_are_written_and_their_samples_grade(tmp_path, layout):
-    make_demo_pack(
-        out_dir=tmp_path, competition_ids=GROUP, size="small", n_teams=12, workers=1, layout=layout
-    )
+    make_demo_pack(out_dir=tmp_path, competition_ids=GROUP, size="small", n_teams=12, workers=1, layout=layout)
     found = {p.competition_id: p for p in find_packs(tmp_path)}
     assert sorted(found) == sorted(GROUP) and {p.layout for p in found.values()} == {layout}
     for cid in GROUP:
         folder = tmp_path / cid
         prefix = "prepared/" if layout == "mlebench" else ""
         answers = load_answers(folder / prefix / "private" / Path(COMPETITIONS[cid]["answers_file"]).name)
-        sample = read_answers(
-            folder / prefix / "public" / Path(COMPETITIONS[cid]["sample_submission_file"]).name
-        )
+        sample = read_answers(folder / prefix / "public" / Path(COMPETITIONS[cid]["sample_submission_file"]).name)
         grade(competition_id=cid, submission=sample, answers=answers)  # raises if invalid
         board = pd.read_csv(folder / "leaderboard.csv")
         assert len(board) == 12 and board["score"].notna().all()
@@ -217,10 +205,5 @@ def test_defects_that_the_reference_lets_through(small):
     )
     unmeasured = osic["FVC"].isna().to_numpy()
     fewer = submission[~unmeasured].reset_index(drop=True)
-    expected = grade(
-        competition_id="osic-pulmonary-fibrosis-progression", submission=submission, answers=osic
-    )
-    assert (
-        grade(competition_id="osic-pulmonary-fibrosis-progression", submission=fewer, answers=osic)
-        == expected
-    )
+    expected = grade(competition_id="osic-pulmonary-fibrosis-progression", submission=submission, answers=osic)
+    assert grade(competition_id="osic-pulmonary-fibrosis-progression", submission=fewer, answers=osic) == expected

@@ -44,8 +44,7 @@ def test_answers_have_the_private_columns_and_dtypes(competition_id):
         assert answers["class_id"].dtype == np.int64 and answers["x_min"].dtype == np.float64
         finding = answers["class_id"] == 14
         assert (
-            finding.any()
-            and (answers.loc[finding, ["x_min", "y_min", "x_max", "y_max"]] == [0, 0, 1, 1]).all().all()
+            finding.any() and (answers.loc[finding, ["x_min", "y_min", "x_max", "y_max"]] == [0, 0, 1, 1]).all().all()
         )
         assert not answers.duplicated(["image_id", "class_id"]).any()
     elif competition_id == LYFT:
@@ -128,9 +127,7 @@ def test_packs_are_written_and_the_written_sample_grades(tmp_path, competition_i
     )
     facts = competition_facts(competition_id)
     root = tmp_path / competition_id
-    answers = load_answers(
-        root / facts.answers_path if layout == "mlebench" else root / "private" / facts.answers_file
-    )
+    answers = load_answers(root / facts.answers_path if layout == "mlebench" else root / "private" / facts.answers_file)
     sample_dir = "prepared/public" if layout == "mlebench" else "public"
     sample = pd.read_csv(root / sample_dir / facts.sample_submission_file)
     grade(competition_id=competition_id, submission=sample, answers=answers)

@@ -57,9 +57,7 @@ def kind(series: pd.Series) -> str:
 
 
 def graded(competition_id: str, answers: pd.DataFrame, quality: float, *, seed: int = 1) -> float:
-    submission = simulate_submission(
-        competition_id=competition_id, answers=answers, quality=quality, seed=seed
-    )
+    submission = simulate_submission(competition_id=competition_id, answers=answers, quality=quality, seed=seed)
     return grade(competition_id=competition_id, submission=submission, answers=answers)
 
 
@@ -79,10 +77,7 @@ def test_small_answers_have_the_private_files_columns_dtypes_and_ids(competition
     assert answers[id_column].is_unique
     if pattern:
         assert answers[id_column].str.fullmatch(pattern).all()
-    assert (
-        list(small[competition_id].sample_submission.columns)
-        == COMPETITIONS[competition_id]["submission_columns"]
-    )
+    assert list(small[competition_id].sample_submission.columns) == COMPETITIONS[competition_id]["submission_columns"]
     assert small[competition_id].gold_submission is None  # the answers file is the gold submission
 
 
@@ -153,9 +148,7 @@ def test_essays_hold_paragraphs_and_quotes_that_survive_the_csv(tmp_path):
 
 @pytest.mark.parametrize("layout", ["portal", "mlebench"])
 def test_packs_are_written_and_their_sample_grades_against_their_answers(tmp_path, layout):
-    make_demo_pack(
-        out_dir=tmp_path, competition_ids=GROUP, size="small", n_teams=12, workers=1, layout=layout
-    )
+    make_demo_pack(out_dir=tmp_path, competition_ids=GROUP, size="small", n_teams=12, workers=1, layout=layout)
     for competition_id in GROUP:
         entry, folder = COMPETITIONS[competition_id], tmp_path / competition_id
         if layout == "portal":

@@ -30,22 +30,14 @@ def test_it_is_sorted_best_first_with_the_asked_size(competition_id):
     scores = board["score"].to_numpy()
     steps = np.diff(scores) if not COMPETITIONS[competition_id]["higher_is_better"] else -np.diff(scores)
     assert (steps >= 0).all() and scores[0] != scores[-1]
-    assert thresholds_from_leaderboard(scores).is_lower_better == (
-        not COMPETITIONS[competition_id]["higher_is_better"]
-    )
+    assert thresholds_from_leaderboard(scores).is_lower_better == (not COMPETITIONS[competition_id]["higher_is_better"])
 
 
 def test_it_is_deterministic_by_seed():
     answers = generate_answers(competition_id="spooky-author-identification", size="small", seed=0).answers
-    first = simulate_leaderboard(
-        competition_id="spooky-author-identification", answers=answers, n_teams=30, seed=5
-    )
-    again = simulate_leaderboard(
-        competition_id="spooky-author-identification", answers=answers, n_teams=30, seed=5
-    )
-    other = simulate_leaderboard(
-        competition_id="spooky-author-identification", answers=answers, n_teams=30, seed=6
-    )
+    first = simulate_leaderboard(competition_id="spooky-author-identification", answers=answers, n_teams=30, seed=5)
+    again = simulate_leaderboard(competition_id="spooky-author-identification", answers=answers, n_teams=30, seed=5)
+    other = simulate_leaderboard(competition_id="spooky-author-identification", answers=answers, n_teams=30, seed=6)
     assert first.equals(again) and not first.equals(other)
 
 
@@ -56,24 +48,16 @@ def test_a_good_agent_wins_a_medal_and_a_mediocre_one_does_not(competition_id):
     thresholds = thresholds_from_leaderboard(board["score"].tolist())
 
     def medals(quality: float) -> dict[str, bool]:
-        submission = simulate_submission(
-            competition_id=competition_id, answers=answers, quality=quality, seed=77
-        )
-        return medals_for(
-            grade(competition_id=competition_id, submission=submission, answers=answers), thresholds
-        )
+        submission = simulate_submission(competition_id=competition_id, answers=answers, quality=quality, seed=77)
+        return medals_for(grade(competition_id=competition_id, submission=submission, answers=answers), thresholds)
 
     assert medals(0.97)["any_medal"]
     assert not medals(0.3)["any_medal"] and not medals(0.3)["above_median"]
 
 
 def test_large_answers_are_graded_on_a_subset_that_keeps_both_classes():
-    answers = generate_answers(
-        competition_id="siim-isic-melanoma-classification", size=20_000, seed=0
-    ).answers
-    subset = grading_subset(
-        competition_id="siim-isic-melanoma-classification", answers=answers, rows=500, seed=0
-    )
+    answers = generate_answers(competition_id="siim-isic-melanoma-classification", size=20_000, seed=0).answers
+    subset = grading_subset(competition_id="siim-isic-melanoma-classification", answers=answers, rows=500, seed=0)
     assert 500 <= len(subset) <= 510 and (subset["target"] == 1).sum() >= 5
     positions = answers.reset_index().merge(subset, on=["image_name", "target"])["index"]
     assert positions.is_monotonic_increasing

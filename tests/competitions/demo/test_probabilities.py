@@ -128,9 +128,7 @@ def test_the_agent_is_perfect_at_quality_one_and_clearly_worse_at_point_two(smal
 @pytest.mark.parametrize("competition_id", GROUP)
 def test_the_sample_submission_is_valid(small, competition_id):
     data = small[competition_id]
-    assert np.isfinite(
-        grade(competition_id=competition_id, submission=data.sample_submission, answers=data.answers)
-    )
+    assert np.isfinite(grade(competition_id=competition_id, submission=data.sample_submission, answers=data.answers))
 
 
 def test_hms_answers_repeat_eeg_ids_in_consecutive_windows_and_count_votes(small):
@@ -164,9 +162,7 @@ def test_jigsaw_identities_are_mostly_empty_and_every_scored_subgroup_has_both_c
 
 @pytest.mark.parametrize("layout", ["portal", "mlebench"])
 def test_packs_are_written_and_their_answers_grade_the_written_sample(tmp_path, layout):
-    make_demo_pack(
-        out_dir=tmp_path, competition_ids=GROUP, size="small", n_teams=12, workers=1, layout=layout
-    )
+    make_demo_pack(out_dir=tmp_path, competition_ids=GROUP, size="small", n_teams=12, workers=1, layout=layout)
     for competition_id in GROUP:
         facts = competition_facts(competition_id)
         root = tmp_path / competition_id

@@ -53,9 +53,7 @@ def small() -> dict:
 
 
 def graded(cid: str, answers: pd.DataFrame, quality: float, *, seed: int = 1, defects=()) -> float:
-    submission = simulate_submission(
-        competition_id=cid, answers=answers, quality=quality, seed=seed, defects=defects
-    )
+    submission = simulate_submission(competition_id=cid, answers=answers, quality=quality, seed=seed, defects=defects)
     return grade(competition_id=cid, submission=submission, answers=answers)
 
 

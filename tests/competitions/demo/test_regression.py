@@ -88,9 +88,7 @@ def small() -> dict:
 
 
 def graded(competition_id: str, answers: pd.DataFrame, quality: float, seed: int = 1) -> float:
-    submission = simulate_submission(
-        competition_id=competition_id, answers=answers, quality=quality, seed=seed
-    )
+    submission = simulate_submission(competition_id=competition_id, answers=answers, quality=quality, seed=seed)
     return grade(competition_id=competition_id, submission=submission, answers=answers)
 
 
@@ -127,9 +125,7 @@ def test_id_structures_follow_the_real_data(small):
     assert (covid["keep"] == (position < 68)).all() and len(covid) % 107 == 0
     assert covid["id_seqpos"].str.fullmatch(r"id_[0-9a-f]{9}_\d{1,3}").all()
     ventilator = small["ventilator-pressure-prediction"].answers
-    assert (ventilator.groupby("breath_id")["id"].count() == 80).all() and ventilator[
-        "id"
-    ].is_monotonic_increasing
+    assert (ventilator.groupby("breath_id")["id"].count() == 80).all() and ventilator["id"].is_monotonic_increasing
     assert set(ventilator["u_out"]) == {0, 1}
     trips = small["smartphone-decimeter-2022"].answers["tripId"]
     assert trips.nunique() >= 3 and trips.is_monotonic_increasing
@@ -144,9 +140,7 @@ def test_id_structures_follow_the_real_data(small):
 def test_defects_follow_each_competitions_rules(small):
     def outcome(cid, defect):
         answers = small[cid].answers
-        submission = simulate_submission(
-            competition_id=cid, answers=answers, quality=0.8, seed=2, defects=[defect]
-        )
+        submission = simulate_submission(competition_id=cid, answers=answers, quality=0.8, seed=2, defects=[defect])
         try:
             return grade(competition_id=cid, submission=submission, answers=answers)
         except InvalidSubmission:
@@ -171,16 +165,12 @@ def test_defects_follow_each_competitions_rules(small):
 
 @pytest.mark.parametrize("layout", ["portal", "mlebench"])
 def test_packs_are_written_and_their_files_grade(tmp_path, layout):
-    make_demo_pack(
-        out_dir=tmp_path, competition_ids=GROUP, size="small", n_teams=12, workers=1, layout=layout
-    )
+    make_demo_pack(out_dir=tmp_path, competition_ids=GROUP, size="small", n_teams=12, workers=1, layout=layout)
     for cid in GROUP:
         files = pack_files(facts=competition_facts(cid), layout=layout)
         folder = tmp_path / cid
         answers = load_answers(folder / files["answers"])
-        sample = read_submission(
-            folder / files["sample_submission"], max_bytes=1 << 26, max_line_bytes=1 << 20
-        )
+        sample = read_submission(folder / files["sample_submission"], max_bytes=1 << 26, max_line_bytes=1 << 20)
         expected = generate_answers(competition_id=cid, size="small", seed=0)
         pd.testing.assert_frame_equal(answers, expected.answers, check_dtype=True)
         assert grade(competition_id=cid, submission=sample, answers=answers) == grade(

@@ -58,9 +58,7 @@ def test_small_answers_have_the_private_columns_and_dtypes(small):
 def test_every_answers_mask_is_a_valid_encoding_inside_its_image(small):
     answers = small.answers
     column = next(
-        c
-        for c in answers.columns
-        if c in ("encoded_pixels", "encoding", "rle_mask", "predicted", "Predicted")
+        c for c in answers.columns if c in ("encoded_pixels", "encoding", "rle_mask", "predicted", "Predicted")
     )
     runs = parse_column(answers[column], column=column, empty_token="-")
     if small.competition_id == "tgs-salt-identification-challenge":
@@ -137,9 +135,7 @@ def test_full_size_images_have_the_real_sizes():
 
 
 def test_uw_rows_come_in_whole_slices_of_three_organs():
-    answers = generate_answers(
-        competition_id="uw-madison-gi-tract-image-segmentation", size=100, seed=0
-    ).answers
+    answers = generate_answers(competition_id="uw-madison-gi-tract-image-segmentation", size=100, seed=0).answers
     assert len(answers) == 102
     assert answers["class"].tolist()[:3] == ["large_bowel", "small_bowel", "stomach"]
     assert (answers["id"].to_numpy()[0::3] == answers["id"].to_numpy()[2::3]).all()
@@ -148,9 +144,7 @@ def test_uw_rows_come_in_whole_slices_of_three_organs():
 
 @pytest.mark.parametrize("layout", ["portal", "mlebench"])
 def test_packs_write_files_that_grade(tmp_path, layout):
-    make_demo_pack(
-        out_dir=tmp_path, competition_ids=SEGMENTATION, size="small", n_teams=12, workers=1, layout=layout
-    )
+    make_demo_pack(out_dir=tmp_path, competition_ids=SEGMENTATION, size="small", n_teams=12, workers=1, layout=layout)
     for cid in SEGMENTATION:
         entry = COMPETITIONS[cid]
         folder = tmp_path / cid
@@ -168,8 +162,6 @@ def test_packs_write_files_that_grade(tmp_path, layout):
         assert list(answers.columns) == ANSWERS_COLUMNS[cid]
         limits = {"max_bytes": 1 << 30, "max_line_bytes": 1 << 30}
         grade(competition_id=cid, submission=read_submission(sample_path, **limits), answers=answers)
-        assert (
-            grade(competition_id=cid, submission=read_submission(gold_path, **limits), answers=answers) == 1.0
-        )
+        assert grade(competition_id=cid, submission=read_submission(gold_path, **limits), answers=answers) == 1.0
         board = pd.read_csv(folder / "leaderboard.csv")
         assert len(board) == 12 and board["score"].notna().all()

@@ -50,9 +50,7 @@ def small() -> dict:
 
 
 def graded(competition_id: str, answers, quality: float, *, seed: int = 1) -> float:
-    submission = simulate_submission(
-        competition_id=competition_id, answers=answers, quality=quality, seed=seed
-    )
+    submission = simulate_submission(competition_id=competition_id, answers=answers, quality=quality, seed=seed)
     return grade(competition_id=competition_id, submission=submission, answers=answers)
 
 
@@ -73,11 +71,7 @@ def test_small_answers_have_the_real_columns_and_dtypes(competition_id, small):
         assert set(note) >= {"yes_no_answer", "long_answer", "short_answers"}
     else:
         assert data.gold_submission is None and len(data.sample_submission) == len(answers)
-        assert all(
-            isinstance(answers[c].dtype, pd.StringDtype)
-            for c in answers.columns
-            if answers[c].dtype != "int64"
-        )
+        assert all(isinstance(answers[c].dtype, pd.StringDtype) for c in answers.columns if answers[c].dtype != "int64")
         assert answers[entry["submission_columns"][1]].str.len().min() > 0
 
 

@@ -6,6 +6,7 @@ import io
 import json
 import tarfile
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,7 @@ def bundle_files(*, manifest_data: dict[str, Any] | None = None, **runs: bytes) 
     return files
 
 
-def write_tar_gz(path: Path, files: dict[str, bytes], *, extra: list[tarfile.TarInfo] = ()) -> Path:
+def write_tar_gz(path: Path, files: dict[str, bytes], *, extra: Sequence[tarfile.TarInfo] = ()) -> Path:
     with tarfile.open(path, "w:gz") as tar:
         for name, data in files.items():
             info = tarfile.TarInfo(name)

@@ -176,9 +176,7 @@ def test_it_refuses_an_archive_bomb(inbox, target):
 def test_it_refuses_a_bomb_over_the_total_cap_whatever_its_header_says(inbox, target):
     archive = _zip_with_lying_size(inbox / "bomb.zip", real_size=32 * MiB, claimed_size=1000)
     error = refusal(archive, target, Limits(max_total_bytes=8 * MiB, max_ratio=1e9))
-    assert (
-        error.code == "bundle_too_large" and "more than 8 MiB (reached at 'runs/bomb.csv')" in error.message
-    )
+    assert error.code == "bundle_too_large" and "more than 8 MiB (reached at 'runs/bomb.csv')" in error.message
 
 
 def test_it_refuses_a_tar_gz_bomb_whose_gzip_trailer_lies(inbox, target):
@@ -197,9 +195,7 @@ def test_it_refuses_a_tar_gz_bomb_whose_gzip_trailer_lies(inbox, target):
 def test_it_refuses_a_member_over_the_size_cap(inbox, target):
     files = {"manifest.json": b"{}", "runs/big.csv": os.urandom(300_000)}
     for writer in (write_tar_gz, write_zip):
-        error = refusal(
-            writer(inbox / f"b-{writer.__name__}", files), target, Limits(max_member_bytes=200_000)
-        )
+        error = refusal(writer(inbox / f"b-{writer.__name__}", files), target, Limits(max_member_bytes=200_000))
         assert error.code == "member_too_large"
         assert error.message == "'runs/big.csv' unpacks to more than 195.3 KiB, the limit for one file"
 
@@ -297,7 +293,7 @@ def joined_zip_layouts(inbox: Path) -> dict[str, Path]:
     hidden = zipfile.ZipFile(io.BytesIO(inner_bytes)).infolist()[0]
     # Copy the hidden entry's directory record, pointed at its header inside blob.bin.
     inner_directory_at = inner_bytes.index(b"PK\x01\x02")
-    record = bytearray(inner_bytes[inner_directory_at:inner_bytes.index(b"PK\x05\x06")])
+    record = bytearray(inner_bytes[inner_directory_at : inner_bytes.index(b"PK\x05\x06")])
     struct.pack_into("<I", record, 42, blob_at + hidden.header_offset)
     directory = bytes(data[directory_at:end_at]) + bytes(record)
     end = bytearray(data[end_at:])

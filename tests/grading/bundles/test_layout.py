@@ -63,11 +63,7 @@ def test_it_maps_run_groups_runs_metadata_and_reports(tmp_path):
     no_submission, first, _ = layout.runs
     assert no_submission.competition_id == "aerial-cactus-identification" and no_submission.submission is None
     assert first.submission == first.path / "submission" / "submission.csv"
-    assert (
-        first.run_log.name == "run.log"
-        and first.logs == ("logs/agent.log",)
-        and first.code == ("code/solution.py",)
-    )
+    assert first.run_log.name == "run.log" and first.logs == ("logs/agent.log",) and first.code == ("code/solution.py",)
     assert first.metadata == {"success": True} and first.metadata_seed is None
     assert not layout.report_only and layout.ignored == ()
 
@@ -110,9 +106,7 @@ def test_it_accepts_a_report_only_bundle(tmp_path):
 def test_it_refuses_two_grading_reports_in_one_run_group(tmp_path):
     error = refusal(
         tmp_path,
-        bundle_files(
-            **{f"runs/{GROUP}/a_grading_report.json": b"{}", f"runs/{GROUP}/b_grading_report.json": b"{}"}
-        ),
+        bundle_files(**{f"runs/{GROUP}/a_grading_report.json": b"{}", f"runs/{GROUP}/b_grading_report.json": b"{}"}),
     )
     assert error.code == "multiple_grading_reports"
     assert "a_grading_report.json, b_grading_report.json" in error.message
@@ -133,7 +127,8 @@ def test_it_refuses_a_metadata_json_with_a_bad_seed(tmp_path):
     error = refusal(tmp_path, bundle_files(**{f"runs/{GROUP}/metadata.json": json.dumps(metadata).encode()}))
     assert error.code == "metadata_invalid"
     assert error.message == (
-        f"runs/{GROUP}/metadata.json: 'runs.spaceship-titanic_{UUID_A}.seed' must be a whole number from 0 to 999; got '0'"
+        f"runs/{GROUP}/metadata.json: 'runs.spaceship-titanic_{UUID_A}.seed' must be a whole number from 0 to 999; "
+        "got '0'"
     )
 
 

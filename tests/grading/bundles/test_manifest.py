@@ -21,9 +21,7 @@ def refusal(data) -> BundleError:
 def test_it_reads_the_spec_example():
     parsed = parse_manifest(data=json.dumps(manifest()).encode())
     assert parsed.schema == "bundle-v1"
-    assert (
-        parsed.agent.name == "AIDE" and parsed.agent.open_source is True and parsed.agent.commit == "abc123"
-    )
+    assert parsed.agent.name == "AIDE" and parsed.agent.open_source is True and parsed.agent.commit == "abc123"
     assert parsed.llms == ("o1-preview",)
     assert parsed.benchmark.split == "split75" and parsed.benchmark.commit == "783b15af"
     assert parsed.seeds == 3 and parsed.runtime_hours == 24.0
@@ -36,12 +34,8 @@ def test_it_reads_the_spec_example():
 
 
 def test_only_schema_agent_name_and_split_are_required():
-    parsed = parse_manifest(
-        data={"schema": "bundle-v1", "agent": {"name": "A"}, "benchmark": {"split": "low"}}
-    )
-    assert (
-        parsed.seeds is None and parsed.hardware.gpus == () and parsed.disclosures.test_set_feedback is None
-    )
+    parsed = parse_manifest(data={"schema": "bundle-v1", "agent": {"name": "A"}, "benchmark": {"split": "low"}})
+    assert parsed.seeds is None and parsed.hardware.gpus == () and parsed.disclosures.test_set_feedback is None
 
 
 def test_it_keeps_unknown_keys():
@@ -65,8 +59,7 @@ def test_it_keeps_unknown_keys():
         ),
         (
             {"agent": {"version": "1"}},
-            "manifest.json: 'agent.name' is required: the agent's name as it should "
-            "appear on the leaderboard",
+            "manifest.json: 'agent.name' is required: the agent's name as it should appear on the leaderboard",
         ),
         ({"agent": "AIDE"}, "manifest.json: 'agent' must be an object; got 'AIDE'"),
         ({"schema": "bundle-v2"}, "manifest.json: 'schema' must be 'bundle-v1'; got 'bundle-v2'"),
@@ -120,9 +113,7 @@ def test_it_refuses_a_wrong_manifest_key(change, message):
 
 
 def test_it_refuses_a_wrong_manifest_key_in_a_bundle_and_leaves_nothing(tmp_path):
-    archive = write_tar_gz(
-        tmp_path / "b.tgz", bundle_files(manifest_data=manifest(benchmark={"split": "lite"}))
-    )
+    archive = write_tar_gz(tmp_path / "b.tgz", bundle_files(manifest_data=manifest(benchmark={"split": "lite"})))
     with pytest.raises(BundleError) as caught:
         read_bundle(archive=archive, target=tmp_path / "out" / "bundle", known_competition_ids=KNOWN)
     assert caught.value.code == "manifest_invalid" and "'benchmark.split'" in caught.value.message
@@ -137,8 +128,7 @@ def test_it_refuses_a_missing_manifest(tmp_path):
         read_bundle(archive=archive, target=tmp_path / "out" / "bundle", known_competition_ids=KNOWN)
     assert caught.value.code == "manifest_missing"
     assert (
-        caught.value.message
-        == "manifest.json is missing at the top of the bundle (found: runs); put it next to runs/"
+        caught.value.message == "manifest.json is missing at the top of the bundle (found: runs); put it next to runs/"
     )
     assert leftovers(tmp_path / "out") == []
 

@@ -33,10 +33,7 @@ class R:
 
 
 def seeds(runs, manifest_seeds=None) -> dict[tuple[str, str], tuple[int, str]]:
-    return {
-        (s.run_group, s.run_id): (s.seed, s.source)
-        for s in assign_seeds(runs=runs, manifest_seeds=manifest_seeds)
-    }
+    return {(s.run_group, s.run_id): (s.seed, s.source) for s in assign_seeds(runs=runs, manifest_seeds=manifest_seeds)}
 
 
 def test_the_rule_text_is_the_function_docstring():
@@ -87,9 +84,7 @@ def test_counted_seeds_skip_numbers_explicit_seeds_hold():
 
 def test_it_refuses_two_runs_of_a_competition_claiming_one_seed():
     with pytest.raises(BundleError) as caught:
-        assign_seeds(
-            runs=[R("c", "g", "c_a", metadata_seed=1), R("c", "h", "c_b")], manifest_seeds={"h/c_b": 1}
-        )
+        assign_seeds(runs=[R("c", "g", "c_a", metadata_seed=1), R("c", "h", "c_b")], manifest_seeds={"h/c_b": 1})
     assert caught.value.code == "seed_conflict"
     assert caught.value.message == "c: runs/g/c_a and runs/h/c_b both claim seed 1"
 

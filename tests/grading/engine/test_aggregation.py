@@ -7,13 +7,25 @@ SPLIT = ["a", "b", "c", "d"]
 
 
 def run(cid, seed, *, medal=None, valid=True, exists=True, above=False):
-    return RunOutcome(competition_id=cid, seed=seed, submission_exists=exists, valid_submission=valid,
-                      gold=medal == "gold", silver=medal == "silver", bronze=medal == "bronze", above_median=above)
+    return RunOutcome(
+        competition_id=cid,
+        seed=seed,
+        submission_exists=exists,
+        valid_submission=valid,
+        gold=medal == "gold",
+        silver=medal == "silver",
+        bronze=medal == "bronze",
+        above_median=above,
+    )
 
 
 def test_per_seed_percentages_are_counts_over_the_split_size():
-    runs = [run("a", 0, medal="gold"), run("b", 0, medal="bronze", above=True), run("c", 0, valid=False),
-            run("d", 0, exists=False, valid=False)]
+    runs = [
+        run("a", 0, medal="gold"),
+        run("b", 0, medal="bronze", above=True),
+        run("c", 0, valid=False),
+        run("d", 0, exists=False, valid=False),
+    ]
     agg = aggregate(runs, split=SPLIT, padded=False)
     assert agg["seeds"] == 1
     assert agg["any_medal"] == {"mean": 50.0, "sem": 0.0, "ci_low": 50.0, "ci_high": 50.0}
@@ -64,8 +76,20 @@ def test_it_formats_like_the_mlebench_readme_and_is_versioned():
 
 def test_runs_with_unknown_medals_count_as_no_medal_and_the_aggregate_says_how_many():
     runs = [run(cid, seed, medal="gold" if cid == "a" else None) for seed in (0, 1) for cid in ("a", "b", "c")]
-    runs += [RunOutcome(competition_id="d", seed=seed, submission_exists=True, valid_submission=True, gold=False,
-                        silver=False, bronze=False, above_median=False, medals_known=False) for seed in (0, 1)]
+    runs += [
+        RunOutcome(
+            competition_id="d",
+            seed=seed,
+            submission_exists=True,
+            valid_submission=True,
+            gold=False,
+            silver=False,
+            bronze=False,
+            above_median=False,
+            medals_known=False,
+        )
+        for seed in (0, 1)
+    ]
     agg = aggregate(runs, split=SPLIT, padded=False)
     assert agg["any_medal"]["mean"] == 25.0 and agg["valid_submission"]["mean"] == 100.0
     assert agg["medals_unknown_runs"] == 2 and agg["medals_unknown_competitions"] == ["d"]

@@ -68,9 +68,7 @@ def test_it_parses_tricky_floats_exactly_as_python_float_does(tmp_path):
     path = write(tmp_path, "id,value\n" + "".join(f"{i},{v}\n" for i, v in enumerate(TRICKY_FLOATS)))
     values = read_submission(path, **LIMITS)["value"].tolist()
     assert values == [float(v) for v in TRICKY_FLOATS]
-    assert [np.float64(v).tobytes() for v in values] == [
-        np.float64(float(v)).tobytes() for v in TRICKY_FLOATS
-    ]
+    assert [np.float64(v).tobytes() for v in values] == [np.float64(float(v)).tobytes() for v in TRICKY_FLOATS]
 
 
 def test_it_parses_random_decimals_identically_to_mlebench_read_csv(tmp_path):
@@ -160,10 +158,7 @@ def test_it_names_the_semicolon_when_the_file_is_not_comma_separated(tmp_path):
 
 def test_it_names_tabs_when_the_file_is_tab_separated(tmp_path):
     message = refusal(write(tmp_path, "id\tlabel\n1\tcat\n"))
-    assert (
-        "found 1 column 'id\\tlabel'; the file must be comma-separated (it looks separated by tabs)"
-        in message
-    )
+    assert "found 1 column 'id\\tlabel'; the file must be comma-separated (it looks separated by tabs)" in message
 
 
 def test_it_says_which_line_has_too_many_fields(tmp_path):
@@ -329,8 +324,9 @@ BLOCK_CASES = {
     "ints": "a,b\n" + "".join(f"{i},{i * 3}\n" for i in range(1000)),
     "ints and decimals in one column": "a,b\n" + "".join(f"{i},{i * 0.5 if i % 7 else i}\n" for i in range(1000)),
     "exponents, signs, inf, nan": "a,b\n"
-    + "".join(f"{i},{['1e-300', '-0.0', 'inf', '-inf', 'nan', '1.7976931348623157e308', '+3'][i % 7]}\n"
-              for i in range(1000)),
+    + "".join(
+        f"{i},{['1e-300', '-0.0', 'inf', '-inf', 'nan', '1.7976931348623157e308', '+3'][i % 7]}\n" for i in range(1000)
+    ),
     "booleans": "a,b\n" + "".join(f"{i},{'True' if i % 2 else 'False'}\n" for i in range(1000)),
     "duplicate column names": "a,a\n" + "".join(f"{i},{i}\n" for i in range(1000)),
     "CRLF line ends": "a,b\r\n" + "".join(f"{i},{i / 3}\r\n" for i in range(1000)),
@@ -401,13 +397,16 @@ def test_the_block_reader_peaks_at_a_fraction_of_one_read_csv(tmp_path):
 
     rows = 2_000_000
     rng = np.random.default_rng(1)
-    frame = pd.DataFrame({"event_id": np.arange(rows) * 7, "azimuth": rng.random(rows) * 6.28, "zenith": rng.random(rows)})
+    frame = pd.DataFrame(
+        {"event_id": np.arange(rows) * 7, "azimuth": rng.random(rows) * 6.28, "zenith": rng.random(rows)}
+    )
     path = write(tmp_path, frame.to_csv(index=False))
     root = Path(__file__).resolve().parents[3]
 
     def grown(mode: str) -> tuple[int, int]:
-        out = subprocess.run([sys.executable, "-c", _PEAK, str(path), mode], cwd=root, check=True,
-                             capture_output=True, text=True).stdout.split()
+        out = subprocess.run(
+            [sys.executable, "-c", _PEAK, str(path), mode], cwd=root, check=True, capture_output=True, text=True
+        ).stdout.split()
         return int(out[0]), int(out[1])
 
     one_call, size = grown("one")

@@ -30,9 +30,7 @@ def _accuracy(submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str
 
 
 @register("engine-tests-constant")
-def _constant(
-    submission: pd.DataFrame, answers: pd.DataFrame, *, value: float, as_numpy: bool = False
-) -> float:
+def _constant(submission: pd.DataFrame, answers: pd.DataFrame, *, value: float, as_numpy: bool = False) -> float:
     return np.float64(value) if as_numpy else value
 
 
@@ -236,7 +234,11 @@ def test_without_a_leaderboard_the_score_is_graded_and_the_medals_are_unknown(tm
     )
     assert report.score == 1.0 and report.valid_submission and report.medals_known is False
     assert (report.gold_threshold, report.silver_threshold, report.bronze_threshold, report.median_threshold) == (
-        None, None, None, None)
+        None,
+        None,
+        None,
+        None,
+    )
     assert not any((report.gold_medal, report.silver_medal, report.bronze_medal, report.above_median, report.any_medal))
     # MLE-bench's shape, thresholds null, and one more field that says the false flags are no verdict.
     data = json.loads(json.dumps(report.to_dict(with_reason=False)))
@@ -255,6 +257,12 @@ def test_the_size_limit_rises_to_the_largest_honest_submission(tmp_path, answers
     with path.open("wb") as f:
         f.truncate(100 * MiB)  # over the 64 MiB floor of a small answers file
     assert grade(path, answers).reason.startswith("the file is 100.0 MiB, over the 64.0 MiB limit")
-    report = grade_submission(competition_id="x", submission_path=path, answers_path=answers, grader=ACCURACY,
-                              leaderboard_scores=AERIAL, honest_max_bytes=200 * MiB)
+    report = grade_submission(
+        competition_id="x",
+        submission_path=path,
+        answers_path=answers,
+        grader=ACCURACY,
+        leaderboard_scores=AERIAL,
+        honest_max_bytes=200 * MiB,
+    )
     assert report.valid_submission is False and "limit" not in report.reason  # read, and refused for what it holds

@@ -59,9 +59,7 @@ def test_an_empty_class_id_makes_the_file_invalid(case, data):
     cells[data.draw(st.integers(0, len(cells) - 1))] = math.nan
     answers = table({"Id": ids(len(truth)), "Predicted": truth})
     submission = table({"Id": ids(len(truth)), "Predicted": cells})
-    assert_invalid(
-        "f1_macro", submission, answers, "integer class id", id_column="Id", target_column="Predicted"
-    )
+    assert_invalid("f1_macro", submission, answers, "integer class id", id_column="Id", target_column="Predicted")
 
 
 LABELS = ("a", "b", "c", "dog", "x1", "A")

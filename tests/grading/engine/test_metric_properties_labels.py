@@ -42,9 +42,7 @@ def test_quadratic_weighted_kappa_equals_sklearn(case):
     truth, predicted, order = case
     answers = table({"id_code": ids(len(truth)), "diagnosis": truth})
     submission = table({"id_code": ids(len(truth)), "diagnosis": predicted}, order)
-    ours = grade(
-        "quadratic_weighted_kappa", submission, answers, id_column="id_code", target_column="diagnosis"
-    )
+    ours = grade("quadratic_weighted_kappa", submission, answers, id_column="id_code", target_column="diagnosis")
     assert_close(ours, sklearn_quietly(cohen_kappa_score, predicted, truth, weights="quadratic"))
 
 
@@ -108,6 +106,4 @@ def test_an_empty_or_probability_prediction_makes_the_mcc_file_invalid(case, dat
     cells[data.draw(st.integers(0, len(cells) - 1))] = bad
     answers = table({"contact_id": ids(len(truth)), "contact": truth})
     submission = table({"contact_id": ids(len(truth)), "contact": cells})
-    assert_invalid(
-        "matthews_corrcoef", submission, answers, "contact", id_column="contact_id", target_column="contact"
-    )
+    assert_invalid("matthews_corrcoef", submission, answers, "contact", id_column="contact_id", target_column="contact")

@@ -106,6 +106,4 @@ def test_rows_that_do_not_sum_to_one_are_invalid_where_sklearn_only_warns(case, 
         return
     answers = table({"id": ids(len(truth)), **{c: one_hot[:, j] for j, c in enumerate(classes)}})
     submission = table({"id": ids(len(truth)), **{c: predicted[:, j] for j, c in enumerate(classes)}})
-    assert_invalid(
-        "log_loss_multiclass", submission, answers, "sum to 1", id_column="id", class_columns=classes
-    )
+    assert_invalid("log_loss_multiclass", submission, answers, "sum to 1", id_column="id", class_columns=classes)

@@ -95,7 +95,5 @@ def test_map_at_k_equals_the_ml_metrics_reference(case):
     submission = table({"image": ids(len(truth)), "hotel_id": pd.array(predicted, dtype="str")}, order)
     ours = grade("map_at_k", submission, answers, id_column="image", target_column="hotel_id", k=k)
     # An empty cell scores 0: MLE-bench's astype(str) makes it 'nan', which is no true item.
-    expected = np.mean(
-        [apk(set(t.split(" ")), (p or "").split(" "), k) for t, p in zip(truth, predicted, strict=True)]
-    )
+    expected = np.mean([apk(set(t.split(" ")), (p or "").split(" "), k) for t, p in zip(truth, predicted, strict=True)])
     assert_close(ours, float(expected))

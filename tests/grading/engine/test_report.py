@@ -60,8 +60,7 @@ def test_every_official_single_report_parses_and_its_medals_follow_our_rules():
             r.gold_threshold, r.silver_threshold, r.bronze_threshold, r.median_threshold, r.is_lower_better
         )
         claimed = {
-            k: getattr(r, k)
-            for k in ("gold_medal", "silver_medal", "bronze_medal", "above_median", "any_medal")
+            k: getattr(r, k) for k in ("gold_medal", "silver_medal", "bronze_medal", "above_median", "any_medal")
         }
         assert medals_for(r.score, thresholds) == claimed, r.competition_id
         assert r.valid_submission is (r.score is not None)

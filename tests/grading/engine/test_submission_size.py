@@ -7,8 +7,10 @@ from grading.engine.submission_size import NUMBER_BYTES, honest_size, list_lengt
 
 HM_CUSTOMERS = 1_371_980  # the sample submission lists every customer; the answers only those who bought
 HM_PARAMS = {"id_column": "customer_id", "target_column": "prediction", "k": 12, "columns": "exact", "ids": "superset"}
-TWELVE = "0706016001 0706016002 0372860001 0610776002 0759871002 0464297007 0372860002 0610776001 0399223001 " \
-         "0706016003 0720125001 0156231001"
+TWELVE = (
+    "0706016001 0706016002 0372860001 0610776002 0759871002 0464297007 0372860002 0610776001 0399223001 "
+    "0706016003 0720125001 0156231001"
+)
 
 
 def hm_frames() -> list[pd.DataFrame]:
@@ -25,8 +27,13 @@ def test_an_honest_full_size_h_and_m_submission_is_under_its_bound():
     honest_file = len("customer_id,prediction\r\n") + HM_CUSTOMERS * len(line.encode())
     assert honest_file > 242_000_000
 
-    size = honest_size(columns=["customer_id", "prediction"], frames=hm_frames(), rows=HM_CUSTOMERS,
-                       id_column="customer_id", list_lengths=list_lengths_from_params(params=HM_PARAMS))
+    size = honest_size(
+        columns=["customer_id", "prediction"],
+        frames=hm_frames(),
+        rows=HM_CUSTOMERS,
+        id_column="customer_id",
+        list_lengths=list_lengths_from_params(params=HM_PARAMS),
+    )
     assert honest_file <= size.max_bytes
     # Not much more: the bound follows the format (a quoted 64-digit id, twelve 10-digit ids, quotes, CRLF).
     assert size.row_bytes == 66 + 1 + (12 * 10 + 11 + 2) + 2
@@ -36,8 +43,13 @@ def test_an_honest_full_size_h_and_m_submission_is_under_its_bound():
 
 def test_the_k_of_a_map_at_k_grader_bounds_its_list_even_when_no_file_shows_a_full_one():
     answers = hm_frames()[0]
-    size = honest_size(columns=["customer_id", "prediction"], frames=[answers], rows=3, id_column="customer_id",
-                       list_lengths={"prediction": 12})
+    size = honest_size(
+        columns=["customer_id", "prediction"],
+        frames=[answers],
+        rows=3,
+        id_column="customer_id",
+        list_lengths={"prediction": 12},
+    )
     assert size.row_bytes == 66 + 1 + (12 * 9 + 11 + 2) + 2
     assert list_lengths_from_params(params={"id_column": "id", "target_column": "label"}) == {}
 

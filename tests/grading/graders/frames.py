@@ -201,18 +201,14 @@ def answers_for(competition: str) -> pd.DataFrame:
         )
     elif competition == "leaf-classification":  # one-hot, id + 99 species columns
         classes = p["class_columns"]
-        frame = _one_hot(
-            [4, 7, 9, 12], ["Acer_Opalus", "Quercus_Rubra", "Acer_Opalus", "Zelkova_Serrata"], classes
-        )
+        frame = _one_hot([4, 7, 9, 12], ["Acer_Opalus", "Quercus_Rubra", "Acer_Opalus", "Zelkova_Serrata"], classes)
     elif competition == "mlsp-2013-birds":  # Id = rec_id*100 + species, Probability (0/1)
-        ids = [rec * 100 + species for rec in (1, 7) for species in range(19)]
-        probability = [0] * len(ids)
+        record_ids = [rec * 100 + species for rec in (1, 7) for species in range(19)]
+        probability = [0] * len(record_ids)
         for position in (2, 10, 19 + 2, 19 + 18):
             probability[position] = 1
-        frame = pd.DataFrame({"Id": ids, "Probability": probability})
-    elif (
-        competition == "new-york-city-taxi-fare-prediction"
-    ):  # key, fare_amount, coordinates, datetime, passengers
+        frame = pd.DataFrame({"Id": record_ids, "Probability": probability})
+    elif competition == "new-york-city-taxi-fare-prediction":  # key, fare_amount, coordinates, datetime, passengers
         frame = pd.DataFrame(
             {
                 "key": [

@@ -16,9 +16,7 @@ RUSSIAN = "text-normalization-challenge-russian-language"
 def test_tabular_scores_the_share_of_correct_cover_types():
     answers = answers_for(TABULAR)
     assert grade(TABULAR, perfect_submission(TABULAR, answers), answers) == 1.0
-    submission = csv_frame(
-        "Id,Cover_Type\n4000005,7\n4000000,1\n4000001,1\n4000002,2\n4000003,3\n4000004,3\n"
-    )
+    submission = csv_frame("Id,Cover_Type\n4000005,7\n4000000,1\n4000001,1\n4000002,2\n4000003,3\n4000004,3\n")
     assert grade(TABULAR, submission, answers) == pytest.approx(4 / 6)
     aligned = submission.sort_values("Id")
     assert grade(TABULAR, submission, answers) == accuracy_score(answers["Cover_Type"], aligned["Cover_Type"])
@@ -45,9 +43,7 @@ def test_tabular_accepts_text_labels_that_never_match_like_the_reference():
         "Id,Cover_Type\n4000000,one\n4000001,two\n4000002,two\n4000003,one\n4000004,three\n4000005,seven\n"
     )
     assert grade(TABULAR, text, answers) == 0.0
-    with_gap = csv_frame(
-        "Id,Cover_Type\n4000000,one\n4000001,\n4000002,two\n4000003,one\n4000004,three\n4000005,x\n"
-    )
+    with_gap = csv_frame("Id,Cover_Type\n4000000,one\n4000001,\n4000002,two\n4000003,one\n4000004,three\n4000005,x\n")
     reject(TABULAR, with_gap, answers, "empty cell", "row 2")
 
 

@@ -3,7 +3,6 @@
 graders.json's coverage of the whole split75, and graders failing only with clear messages on garbage, are
 checked in test_split75_graders.py."""
 
-
 import pandas as pd
 import pytest
 

@@ -152,10 +152,7 @@ def test_ai4code_is_undefined_when_no_notebook_has_two_cells():
 
 def _average_ranks(values: list[float]) -> list[float]:
     ordered = sorted(values)
-    return [
-        sum(i + 1 for i, v in enumerate(ordered) if v == x) / sum(1 for v in ordered if v == x)
-        for x in values
-    ]
+    return [sum(i + 1 for i, v in enumerate(ordered) if v == x) / sum(1 for v in ordered if v == x) for x in values]
 
 
 def _pearson(x: list[float], y: list[float]) -> float:
@@ -327,9 +324,7 @@ def test_patent_scores_pearson_correlation_by_id():
     _, submission = _patent(predicted)
     expected = _pearson([0.5, 0.75, 0.25, 0.5, 0.0], predicted)
     assert grade(PATENT, submission, answers) == pytest.approx(expected, abs=1e-12)
-    assert grade(PATENT, roundtrip(submission.iloc[[3, 0, 4, 1, 2]]), answers) == pytest.approx(
-        expected, abs=1e-12
-    )
+    assert grade(PATENT, roundtrip(submission.iloc[[3, 0, 4, 1, 2]]), answers) == pytest.approx(expected, abs=1e-12)
 
 
 def test_patent_gives_nan_for_constant_predictions():
@@ -423,9 +418,7 @@ def test_osic_scores_only_each_patients_last_three_measured_weeks():
         -math.sqrt(2) * 1000 / 70 - math.log(math.sqrt(2) * 70),  # error capped at 1000, sigma raised to 70
     ]
     expected = (sum(per_row) + 3 * _BEST) / 5
-    assert grade(OSIC, roundtrip(_osic_submission(answers, **scored)), answers) == pytest.approx(
-        expected, abs=1e-12
-    )
+    assert grade(OSIC, roundtrip(_osic_submission(answers, **scored)), answers) == pytest.approx(expected, abs=1e-12)
 
 
 def test_osic_counts_an_empty_confidence_as_70_and_an_empty_fvc_as_nan():

@@ -232,7 +232,8 @@ def _lyft_answers():
             {
                 "Id": ["a" * 64, "b" * 64, "c" * 64],
                 "PredictionString": [
-                    "1.0 10 20 -1 2 4.5 1.6 0.3 car 1.0 16 20 -1 2 4.5 1.6 0.3 car 1.0 12 26 -1 0.8 0.8 1.8 0 pedestrian",
+                    "1.0 10 20 -1 2 4.5 1.6 0.3 car 1.0 16 20 -1 2 4.5 1.6 0.3 car "
+                    "1.0 12 26 -1 0.8 0.8 1.8 0 pedestrian",
                     "1.0 -5 3 0 2.8 10 3.4 1.2 truck",
                     "1.0 100 100 2 2 4 1.5 -2.0 car",
                 ],
@@ -382,15 +383,11 @@ def test_siim_hand_worked_pooled_average_precision():
 
 def test_siim_a_prediction_falls_back_to_the_best_free_box():
     answers = roundtrip(
-        pd.DataFrame(
-            {"id": ["i_image"], "PredictionString": ["opacity 1 0 0 100 100 opacity 1 40 0 140 100"]}
-        )
+        pd.DataFrame({"id": ["i_image"], "PredictionString": ["opacity 1 0 0 100 100 opacity 1 40 0 140 100"]})
     )
     # the first prediction takes box 1 (IoU 1); the second prefers box 1 (IoU .74) but takes box 2 (.6)
     submission = roundtrip(
-        pd.DataFrame(
-            {"id": ["i_image"], "PredictionString": ["opacity 0.9 0 0 100 100 opacity 0.8 15 0 115 100"]}
-        )
+        pd.DataFrame({"id": ["i_image"], "PredictionString": ["opacity 0.9 0 0 100 100 opacity 0.8 15 0 115 100"]})
     )
     assert grade(SIIM, submission, answers) == 1.0
 
@@ -412,8 +409,7 @@ def test_siim_random_submissions_match_sklearn_average_precision():
             x, y = rng.uniform(0, 500), rng.uniform(0, 500)
             boxes.append((x, y, x + rng.uniform(50, 200), y + rng.uniform(50, 200)))
         truth.append(
-            " ".join(f"opacity 1 {b[0]:.1f} {b[1]:.1f} {b[2]:.1f} {b[3]:.1f}" for b in boxes)
-            or "none 1 0 0 1 1"
+            " ".join(f"opacity 1 {b[0]:.1f} {b[1]:.1f} {b[2]:.1f} {b[3]:.1f}" for b in boxes) or "none 1 0 0 1 1"
         )
         guesses = [f"none {rng.random():.2f} 0 0 1 1"]
         for b in boxes:
@@ -421,9 +417,7 @@ def test_siim_random_submissions_match_sklearn_average_precision():
             guesses.append(f"opacity {rng.random():.2f} " + " ".join(f"{v:.1f}" for v in np.add(b, jitter)))
         preds.append(" ".join(guesses))
     answers = roundtrip(pd.DataFrame({"id": ids, "PredictionString": truth}))
-    submission = roundtrip(
-        pd.DataFrame({"id": ids, "PredictionString": preds}).sample(frac=1, random_state=1)
-    )
+    submission = roundtrip(pd.DataFrame({"id": ids, "PredictionString": preds}).sample(frac=1, random_state=1))
     assert grade(SIIM, submission, answers) == pytest.approx(siim_reference(submission, answers), abs=1e-12)
 
 
@@ -648,9 +642,7 @@ def test_kuzushiji_random_submissions_match_the_reference():
             )
             for l, x, y, w, h in boxes
         ]
-        points += [
-            (str(rng.choice(labels)), *rng.integers(0, 400, 2)) for _ in range(int(rng.integers(0, 3)))
-        ]
+        points += [(str(rng.choice(labels)), *rng.integers(0, 400, 2)) for _ in range(int(rng.integers(0, 3)))]
         preds.append(" ".join(" ".join(map(str, p)) for p in points) or np.nan)
     ids = [f"book-{i:03d}" for i in range(15)]
     answers = roundtrip(pd.DataFrame({"image_id": ids, "labels": truth}))
@@ -663,9 +655,7 @@ def test_kuzushiji_random_submissions_match_the_reference():
 def test_kuzushiji_rejects_bad_token_counts_and_coordinates():
     answers = _kuzushiji_answers()
     submission = roundtrip(
-        pd.DataFrame(
-            {"image_id": ["p1", "p2", "p3"], "labels": ["U+3042 20 20 U+3044 60", np.nan, "U+4E00 50 50"]}
-        )
+        pd.DataFrame({"image_id": ["p1", "p2", "p3"], "labels": ["U+3042 20 20 U+3044 60", np.nan, "U+4E00 50 50"]})
     )
     reject(KUZUSHIJI, submission, answers, "groups of 3", "row 1", "5 tokens", "'p1'")
     submission.loc[0, "labels"] = "U+3042 20 twenty"
@@ -687,9 +677,7 @@ def _cases():
         KUZUSHIJI: (
             _kuzushiji_answers(),
             roundtrip(
-                pd.DataFrame(
-                    {"image_id": ["p1", "p2", "p3"], "labels": ["U+3042 20 20", np.nan, "U+4E00 50 50"]}
-                )
+                pd.DataFrame({"image_id": ["p1", "p2", "p3"], "labels": ["U+3042 20 20", np.nan, "U+4E00 50 50"]})
             ),
         ),
     }

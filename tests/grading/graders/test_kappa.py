@@ -59,9 +59,7 @@ def test_it_rejects_bad_submissions():
     reject(APTOS, submission.drop(columns=["id_code"]), answers, "missing id_code")
     reject(APTOS, submission.iloc[:0], answers, "no rows")
     reject(APTOS, submission.iloc[:-1], answers, "1 test id is missing", "'00a8624548a9'")
-    reject(
-        APTOS, pd.concat([submission, submission.iloc[[0]]]), answers, "more often", "'000c1434d8d7' 2 times"
-    )
+    reject(APTOS, pd.concat([submission, submission.iloc[[0]]]), answers, "more often", "'000c1434d8d7' 2 times")
     text = submission.astype({"diagnosis": object})
     text.loc[0, "diagnosis"] = "moderate"
     reject(APTOS, roundtrip(text), answers, "same kind as the answers")

@@ -159,15 +159,11 @@ def test_inaturalist_refuses_predictions_whose_first_token_is_not_an_integer():
     # a decimal number column (even 5.0) is written '5.0' by pandas, which int() refuses
     reject(INATURALIST, frame(INATURALIST, ids, [5.0, 17.0, 1009.0, 0.0, 5.0]), answers, "5.0 in row 1")
     reject(INATURALIST, frame(INATURALIST, ids, [5, 17, None, 0, 5]), answers, "empty cell in row 3")
-    message = reject(
-        INATURALIST, frame(INATURALIST, ids, ["5", "17.0 3", "x", "0", ""]), answers, "3 values", "row 2"
-    )
+    message = reject(INATURALIST, frame(INATURALIST, ids, ["5", "17.0 3", "x", "0", ""]), answers, "3 values", "row 2")
     assert "'17.0 3' in row 2 (id 11); 'x' in row 3 (id 12)" in message
     reject(INATURALIST, frame(INATURALIST, ids, ["5", "17", "9" * 20, "0", "5"]), answers, "row 3")
     reject(INATURALIST, frame(INATURALIST, ids[:-1], [5, 17, 1009, 0]), answers, "expected 5 rows")
-    reject(
-        INATURALIST, inat_answers().rename(columns={"predicted": "Predicted"}), answers, "missing predicted"
-    )
+    reject(INATURALIST, inat_answers().rename(columns={"predicted": "Predicted"}), answers, "missing predicted")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -232,9 +228,7 @@ def test_macro_f1_casts_labels_like_astype_int():
 def test_macro_f1_refuses_labels_that_are_not_integers(competition):
     answers = f1_answers(competition)
     reject(competition, f1_submission(competition, [0, 10, None, 13, 0, 10]), answers, "empty cell in row 3")
-    message = reject(
-        competition, f1_submission(competition, [0, "10.0", "abc", 13, 0, 10]), answers, "2 values"
-    )
+    message = reject(competition, f1_submission(competition, [0, "10.0", "abc", 13, 0, 10]), answers, "2 values")
     assert "'10.0' in row 2" in message and "'abc' in row 3" in message
     reject(competition, f1_submission(competition, [0, 10, math.inf, 13, 0, 10]), answers, "row 3")
 
@@ -285,9 +279,7 @@ def test_macro_f1_grades_a_herbarium_2021_sized_submission_without_a_confusion_m
     sub_sample = pd.DataFrame({"Id": sample, "Predicted": guess[sample]})
     ans_sample = pd.DataFrame({"Id": sample[::-1], "Predicted": truth[sample[::-1]]})
     expected = reference_macro_f1(truth[sample].tolist(), guess[sample].tolist())
-    assert grader(sub_sample, ans_sample, id_column="Id", target_column="Predicted") == pytest.approx(
-        expected
-    )
+    assert grader(sub_sample, ans_sample, id_column="Id", target_column="Predicted") == pytest.approx(expected)
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -44,9 +44,7 @@ def test_it_scores_an_imperfect_submission_like_log_loss(competition):
 @pytest.mark.parametrize("competition", MULTI)
 def test_a_perfect_one_hot_submission_costs_only_the_clipping(competition):
     answers = answers_for(competition)
-    assert grade(competition, perfect_submission(competition, answers), answers) == pytest.approx(
-        -math.log1p(-EPS)
-    )
+    assert grade(competition, perfect_submission(competition, answers), answers) == pytest.approx(-math.log1p(-EPS))
 
 
 @pytest.mark.parametrize("competition", MULTI)
@@ -124,9 +122,7 @@ def test_dog_breed_ignores_extra_columns_and_column_order():
     base = grade(DOGS, submission, answers)
     shuffled_columns = submission[["id", *classes[::-1]]].assign(model="v2")
     assert grade(DOGS, shuffled_columns, answers) == base
-    assert grade(DOGS, submission.iloc[::-1].reset_index(drop=True), answers) == pytest.approx(
-        base, rel=1e-15
-    )
+    assert grade(DOGS, submission.iloc[::-1].reset_index(drop=True), answers) == pytest.approx(base, rel=1e-15)
 
 
 def test_leaf_requires_exactly_id_and_the_99_species():
@@ -169,9 +165,7 @@ def test_binary_log_loss_rejects_bad_submissions():
     reject(CATS, csv_frame(ok.replace("0.65", "1.65")), answers, "within [0, 1]", "row 4 (id 4) has 1.65")
     reject(CATS, csv_frame(ok.replace("0.65", "")), answers, "missing value", "row 4")
     reject(CATS, csv_frame(ok.replace("0.65", "dog")), answers, "non-numeric", "'dog' in row 4")
-    reject(
-        CATS, csv_frame(ok.replace("\n5,", "\n6,")), answers, "1 test id is missing (e.g. 5)", "6 in row 5"
-    )
+    reject(CATS, csv_frame(ok.replace("\n5,", "\n6,")), answers, "1 test id is missing (e.g. 5)", "6 in row 5")
     reject(CATS, csv_frame(ok.replace("\n5,", "\n4,")), answers, "more often")
     reject(CATS, csv_frame(ok + "5,0.5\n"), answers, "expected 5 rows", "got 6")
     reject(CATS, csv_frame(ok.replace("label", "is_dog")), answers, "missing label")

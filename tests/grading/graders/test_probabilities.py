@@ -114,9 +114,7 @@ def spine_answers() -> pd.DataFrame:
         for k, kind in enumerate(SPINE_TYPES)  # melt order: one prediction type after the other
         for study, labels in truth.items()
     ]
-    return roundtrip(
-        pd.DataFrame(rows, columns=["StudyInstanceUID", "prediction_type", "fractured", "row_id"])
-    )
+    return roundtrip(pd.DataFrame(rows, columns=["StudyInstanceUID", "prediction_type", "fractured", "row_id"]))
 
 
 def spine_reference(answers: pd.DataFrame, submission: pd.DataFrame) -> float:
@@ -134,17 +132,13 @@ def spine_reference(answers: pd.DataFrame, submission: pd.DataFrame) -> float:
 
 def binary_answers(competition: str) -> pd.DataFrame:
     if competition == BRATS:
-        return roundtrip(
-            pd.DataFrame({"BraTS21ID": [0, 2, 3, 5, 6, 8, 11], "MGMT_value": [1, 1, 0, 1, 0, 0, 1]})
-        )
+        return roundtrip(pd.DataFrame({"BraTS21ID": [0, 2, 3, 5, 6, 8, 11], "MGMT_value": [1, 1, 0, 1, 0, 0, 1]}))
     ids = ["0000799a2b2c42d", "00042890562ff68", "0005364cdcb8e5b", "0007a5a46901c56", "0009283e145448e"]
     return roundtrip(pd.DataFrame({"id": ids, "target": [0, 1, 0, 0, 1]}))
 
 
 def alaska_answers(labels=(1, 1, 0, 0)) -> pd.DataFrame:
-    return roundtrip(
-        pd.DataFrame({"Id": [f"{i:04d}.jpg" for i in range(1, len(labels) + 1)], "Label": list(labels)})
-    )
+    return roundtrip(pd.DataFrame({"Id": [f"{i:04d}.jpg" for i in range(1, len(labels) + 1)], "Label": list(labels)}))
 
 
 def alaska_submission(answers: pd.DataFrame, scores) -> pd.DataFrame:
@@ -295,9 +289,7 @@ def answers_and_good_submission(competition: str) -> tuple[pd.DataFrame, pd.Data
         return answers, lmsys_soft(answers)
     if competition == STATOIL:
         answers = statoil_answers()
-        return answers, roundtrip(
-            pd.DataFrame({"id": answers["id"], "is_iceberg": [0.1, 0.7, 0.4, 0.2, 0.9]})
-        )
+        return answers, roundtrip(pd.DataFrame({"id": answers["id"], "is_iceberg": [0.1, 0.7, 0.4, 0.2, 0.9]}))
     if competition == SPINE:
         answers = spine_answers()
         values = np.linspace(0.05, 0.95, len(answers))
@@ -346,9 +338,7 @@ def test_a_row_order_change_does_not_change_the_score(competition):
         submission = roundtrip(pd.concat([submission[["eeg_id"]], first], axis=1))
     order = np.random.default_rng(5).permutation(len(submission))
     shuffled = submission.iloc[order].reset_index(drop=True)
-    assert grade(competition, shuffled, answers) == pytest.approx(
-        grade(competition, submission, answers), abs=1e-12
-    )
+    assert grade(competition, shuffled, answers) == pytest.approx(grade(competition, submission, answers), abs=1e-12)
 
 
 @pytest.mark.parametrize("competition", ALL)
@@ -427,9 +417,9 @@ def test_lmsys_refuses_probabilities_outside_zero_one_and_ignores_extra_columns(
 
 def test_statoil_binary_log_loss_by_hand():
     answers, submission = answers_and_good_submission(STATOIL)
-    expected = -sum(
-        math.log(p if y else 1 - p) for y, p in zip(answers["is_iceberg"], submission["is_iceberg"])
-    ) / len(answers)
+    expected = -sum(math.log(p if y else 1 - p) for y, p in zip(answers["is_iceberg"], submission["is_iceberg"])) / len(
+        answers
+    )
     assert grade(STATOIL, submission, answers) == pytest.approx(expected, rel=1e-12)
     perfect = roundtrip(answers[["id", "is_iceberg"]])
     assert grade(STATOIL, perfect, answers) == pytest.approx(0.0, abs=1e-12)
@@ -619,9 +609,7 @@ def test_jigsaw_accepts_a_toxicity_column_and_reads_an_empty_prediction_as_below
 
 def test_jigsaw_refuses_a_file_without_a_prediction_column():
     answers, submission = answers_and_good_submission(JIGSAW)
-    reject(
-        JIGSAW, submission.rename(columns={"prediction": "score"}), answers, "prediction", "toxicity", "score"
-    )
+    reject(JIGSAW, submission.rename(columns={"prediction": "score"}), answers, "prediction", "toxicity", "score")
 
 
 def test_jigsaw_a_subgroup_with_one_class_makes_the_score_nan_as_kaggles_code_does():

@@ -68,9 +68,7 @@ def map_answers(competition, n=8, seed=0) -> pd.DataFrame:
     if competition == HM:
         ids = [f"{rng.integers(16**15):015x}" + "0" * 49 for _ in range(n)]
         items = [
-            " ".join(
-                map(str, rng.choice(np.arange(108775015, 108775060), rng.integers(1, 16), replace=False))
-            )
+            " ".join(map(str, rng.choice(np.arange(108775015, 108775060), rng.integers(1, 16), replace=False)))
             for _ in range(n)
         ]
         return roundtrip(pd.DataFrame({"customer_id": ids, "prediction": items}))
@@ -85,9 +83,7 @@ def map_answers(competition, n=8, seed=0) -> pd.DataFrame:
         )
         return roundtrip(frame)
     whales = ["new_whale", "w_23a388d", "w_9b5109b", "w_9c506f6", "w_0369a5c", "w_f48451c"]
-    frame = pd.DataFrame(
-        {"Image": [f"{i:08x}.jpg" for i in rng.permutation(n) + 100], "Id": rng.choice(whales, n)}
-    )
+    frame = pd.DataFrame({"Image": [f"{i:08x}.jpg" for i in rng.permutation(n) + 100], "Id": rng.choice(whales, n)})
     return roundtrip(frame)
 
 
@@ -113,6 +109,7 @@ def perfect_submission(competition, answers) -> pd.DataFrame:
 def f1_answers(competition, n=10, seed=0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     id_col, col = params(competition)["id_column"], params(competition)["target_column"]
+    ids: np.ndarray | list[str]
     if competition == FACEBOOK:
         ids, vocabulary = (
             rng.permutation(n) * 7 + 1,
@@ -302,9 +299,7 @@ def test_f1_refuses_missing_columns_rows_and_ids(competition):
     answers = f1_answers(competition)
     p = params(competition)
     submission = roundtrip(answers[[p["id_column"], p["target_column"]]])
-    reject(
-        competition, submission.drop(columns=[p["target_column"]]), answers, f"missing {p['target_column']}"
-    )
+    reject(competition, submission.drop(columns=[p["target_column"]]), answers, f"missing {p['target_column']}")
     reject(competition, submission.iloc[:-2], answers, "expected 10 rows", "got 8")
     duplicated = submission.copy()
     duplicated.loc[0, p["id_column"]] = duplicated.loc[1, p["id_column"]]

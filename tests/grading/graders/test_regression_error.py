@@ -113,9 +113,7 @@ def test_nomad_averages_the_rmsle_of_both_targets():
     answers = answers_for(NOMAD)
     submission = _nomad_submission(answers)
     expected = (
-        root_mean_squared_log_error(
-            answers["formation_energy_ev_natom"], submission["formation_energy_ev_natom"]
-        )
+        root_mean_squared_log_error(answers["formation_energy_ev_natom"], submission["formation_energy_ev_natom"])
         + root_mean_squared_log_error(answers["bandgap_energy_ev"], submission["bandgap_energy_ev"])
     ) / 2
     assert grade(NOMAD, submission, answers) == pytest.approx(expected, rel=1e-12)
@@ -148,14 +146,10 @@ def test_nomad_reproduces_numpy_float16_log1p_of_boolean_predictions():
     # The reference hands a boolean column to log1p unchanged, and NumPy computes log1p of booleans in
     # float16: log1p(True) is 0.6931 instead of 0.693147.
     answers = answers_for(NOMAD)
-    submission = roundtrip(
-        _nomad_submission(answers).assign(formation_energy_ev_natom=[True, False, True, True])
-    )
+    submission = roundtrip(_nomad_submission(answers).assign(formation_energy_ev_natom=[True, False, True, True]))
     assert submission["formation_energy_ev_natom"].dtype == bool
     logged = np.log1p(np.array([True, False, True, True]))
     assert logged.dtype == np.float16
-    first = np.sqrt(
-        np.mean((np.log1p(answers["formation_energy_ev_natom"].to_numpy()) - logged.astype(float)) ** 2)
-    )
+    first = np.sqrt(np.mean((np.log1p(answers["formation_energy_ev_natom"].to_numpy()) - logged.astype(float)) ** 2))
     second = root_mean_squared_log_error(answers["bandgap_energy_ev"], submission["bandgap_energy_ev"])
     assert grade(NOMAD, submission, answers) == pytest.approx((first + second) / 2, rel=1e-12)

@@ -51,9 +51,7 @@ def _champs_reference(answers: pd.DataFrame, submission: pd.DataFrame) -> float:
     errors: dict[str, list[float]] = {}
     for _, row in submission.iterrows():
         match = answers[answers["id"] == row["id"]].iloc[0]
-        errors.setdefault(match["type"], []).append(
-            abs(float(row["scalar_coupling_constant"]) - match.iloc[5])
-        )
+        errors.setdefault(match["type"], []).append(abs(float(row["scalar_coupling_constant"]) - match.iloc[5]))
     logs = [math.log(max(sum(e) / len(e), 1e-9)) for e in errors.values()]
     return sum(logs) / len(logs)
 
@@ -61,17 +59,13 @@ def _champs_reference(answers: pd.DataFrame, submission: pd.DataFrame) -> float:
 def test_champs_averages_log_mae_over_coupling_types():
     answers = _champs_answers()
     submission = roundtrip(
-        pd.DataFrame(
-            {"id": [15, 10, 11, 12, 13, 14], "scalar_coupling_constant": [90.0, 84.0, -10, 85, 3, -12]}
-        )
+        pd.DataFrame({"id": [15, 10, 11, 12, 13, 14], "scalar_coupling_constant": [90.0, 84.0, -10, 85, 3, -12]})
     )
     check = unchanged(submission)
     # 1JHC: |84-84.8076|, |85-84.8074|, |90-95| -> 6.0002/3; 2JHH: 1.257, 0.7452; 3JHC: 0.5
     by_hand = (math.log(6.0002 / 3) + math.log((1.257 + 0.7452) / 2) + math.log(0.5)) / 3
     assert grade(CHAMPS, submission, answers) == pytest.approx(by_hand, rel=1e-12)
-    assert grade(CHAMPS, submission, answers) == pytest.approx(
-        _champs_reference(answers, submission), rel=1e-12
-    )
+    assert grade(CHAMPS, submission, answers) == pytest.approx(_champs_reference(answers, submission), rel=1e-12)
     check()
 
 
@@ -156,8 +150,7 @@ def test_icecube_scores_the_mean_angle_between_directions():
     rows = [(r.azimuth, r.zenith) for r in answers.itertuples()]
     sub = submission.set_index("event_id")
     by_loop = sum(
-        _angle(az, zen, sub.loc[e, "azimuth"], sub.loc[e, "zenith"])
-        for e, (az, zen) in zip(answers["event_id"], rows)
+        _angle(az, zen, sub.loc[e, "azimuth"], sub.loc[e, "zenith"]) for e, (az, zen) in zip(answers["event_id"], rows)
     ) / len(rows)
     assert grade(ICECUBE, submission, answers) == pytest.approx(by_loop, rel=1e-9)
     assert grade(ICECUBE, answers.copy(), answers) == 0.0  # the clip keeps arccos(1 + eps) away from NaN
@@ -274,9 +267,7 @@ def _volcano_answers() -> pd.DataFrame:
     )
 
 
-@pytest.mark.parametrize(
-    ("errors", "expected"), [((2, 3, 3, 2), 2.0), ((3, 4, 3, 4), 4.0), ((1, 1, 1, 2), 1.0)]
-)
+@pytest.mark.parametrize(("errors", "expected"), [((2, 3, 3, 2), 2.0), ((3, 4, 3, 4), 4.0), ((1, 1, 1, 2), 1.0)])
 def test_volcano_rounds_the_mae_to_an_integer_half_to_even(errors, expected):
     # MAE 2.5 -> 2, 3.5 -> 4 (round half to even, like Python's and NumPy's round), 1.25 -> 1
     answers = _volcano_answers()
@@ -313,9 +304,7 @@ def _smartphone_answers() -> pd.DataFrame:
     trips = [TRIP_A] * 4 + [TRIP_B] * 3
     times = [1619640000000 + 1000 * i for i in range(4)] + [1632150000000 + 1000 * i for i in range(3)]
     return roundtrip(
-        pd.DataFrame(
-            {"tripId": trips, "UnixTimeMillis": times, "LatitudeDegrees": lat, "LongitudeDegrees": lon}
-        )
+        pd.DataFrame({"tripId": trips, "UnixTimeMillis": times, "LatitudeDegrees": lat, "LongitudeDegrees": lon})
     )
 
 
@@ -489,9 +478,7 @@ def test_ventilator_scores_only_the_inspiratory_rows():
     scored = [(p, t) for p, t, u in zip(predictions, answers["pressure"], answers["u_out"]) if u == 0]
     by_loop = sum(abs(p - t) for p, t in scored) / len(scored)
     assert grade(VENTILATOR, submission, answers) == pytest.approx(by_loop, rel=1e-12)
-    assert grade(VENTILATOR, submission.iloc[[7, 3, 1, 0, 2, 6, 5, 4]], answers) == pytest.approx(
-        by_loop, rel=1e-12
-    )
+    assert grade(VENTILATOR, submission.iloc[[7, 3, 1, 0, 2, 6, 5, 4]], answers) == pytest.approx(by_loop, rel=1e-12)
     check()
 
 

@@ -96,9 +96,7 @@ def test_it_rejects_missing_columns(competition):
     id_column = params(competition)["id_column"]
     reject(competition, submission.drop(columns=[target]), answers, "expected columns", f"missing {target}")
     reject(competition, submission.drop(columns=[id_column]), answers, f"missing {id_column}")
-    renamed = submission.rename(
-        columns={target: target.upper() if target != target.upper() else target.lower()}
-    )
+    renamed = submission.rename(columns={target: target.upper() if target != target.upper() else target.lower()})
     reject(competition, renamed, answers, "case- and space-sensitive")
 
 
@@ -111,9 +109,7 @@ def test_it_rejects_nan_inf_and_non_numeric_values(competition):
     with_inf = submission.copy()
     with_inf.loc[2, target] = np.inf
     reject(competition, with_inf, answers, "within [0, 1]", "inf")
-    text = roundtrip(
-        submission.astype({target: object}).assign(**{target: ["abc"] + list(submission[target][1:])})
-    )
+    text = roundtrip(submission.astype({target: object}).assign(**{target: ["abc"] + list(submission[target][1:])}))
     reject(competition, text, answers, "non-numeric", "'abc' in row 1")
 
 

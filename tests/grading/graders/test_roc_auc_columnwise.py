@@ -35,9 +35,7 @@ def test_it_scores_a_perfect_submission_one(competition):
 @pytest.mark.parametrize("competition", [RANZCR, PLANT])
 def test_it_averages_roc_auc_over_the_label_columns(competition):
     answers, submission, targets = _noisy(competition)
-    assert grade(competition, submission, answers) == pytest.approx(
-        _mean_auc(answers, submission, targets), abs=1e-12
-    )
+    assert grade(competition, submission, answers) == pytest.approx(_mean_auc(answers, submission, targets), abs=1e-12)
     shuffled = submission.iloc[::-1].reset_index(drop=True)
     assert grade(competition, shuffled, answers) == grade(competition, submission, answers)
 

@@ -70,9 +70,7 @@ def random_masks(rng, count: int, height: int, width: int, *, empty_share: float
         if rng.random() >= empty_share:
             for _ in range(int(rng.integers(1, 3))):
                 y, x = rng.integers(0, height), rng.integers(0, width)
-                mask[
-                    max(0, y - 2) : y + int(rng.integers(1, 5)), max(0, x - 3) : x + int(rng.integers(1, 4))
-                ] = True
+                mask[max(0, y - 2) : y + int(rng.integers(1, 5)), max(0, x - 3) : x + int(rng.integers(1, 4))] = True
         masks.append(mask)
     return masks
 
@@ -102,9 +100,7 @@ def assert_same(before: list[pd.DataFrame], *after: pd.DataFrame) -> None:
 
 
 def test_the_parser_reads_what_python_reads_and_refuses_the_rest():
-    runs = parse_column(
-        pd.Series(["1 3 10 2", "", " 5\t5\n", "+5 1", "1_0 2", "０3 1", np.nan, "007 2"]), column="m"
-    )
+    runs = parse_column(pd.Series(["1 3 10 2", "", " 5\t5\n", "+5 1", "1_0 2", "０3 1", np.nan, "007 2"]), column="m")
     assert runs.offsets.tolist() == [0, 2, 2, 3, 4, 5, 6, 6, 7]
     assert runs.starts.tolist() == [0, 9, 4, 4, 9, 2, 6]
     assert (runs.ends - runs.starts).tolist() == [3, 2, 5, 1, 2, 1, 2]
@@ -221,9 +217,7 @@ def test_contrails_refuses_empty_cells_bad_ids_and_bad_runs():
 
 def test_contrails_refuses_a_column_of_numbers():
     answers = csv_frame("record_id,encoded_pixels,height,width\n11,1 3,5,5\n12,-,5,5\n")
-    reject(
-        CONTRAILS, csv_frame("record_id,encoded_pixels\n11,3\n12,4\n"), answers, "holds 2 numbers", "row 1"
-    )
+    reject(CONTRAILS, csv_frame("record_id,encoded_pixels\n11,3\n12,4\n"), answers, "holds 2 numbers", "row 1")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -272,12 +266,8 @@ def test_hubmap_refuses_bad_ids_numbers_and_bad_runs():
     full = np.ones((6, 5), dtype=bool)
     submission, answers = hubmap_frames([full, full], [full, full])
     reject(HUBMAP, submission.assign(id=["aaa6a05cc", "x"]), answers, "'2f6ecfcdf'", "'x'")
-    reject(
-        HUBMAP, submission.assign(predicted=[3, np.nan]), answers, "holds 1 number", "row 1 (id 'aaa6a05cc')"
-    )
-    reject(
-        HUBMAP, submission.assign(predicted=["1 30", "4 2 2 2"]), answers, "row 2 (id '2f6ecfcdf')", "pair 2"
-    )
+    reject(HUBMAP, submission.assign(predicted=[3, np.nan]), answers, "holds 1 number", "row 1 (id 'aaa6a05cc')")
+    reject(HUBMAP, submission.assign(predicted=["1 30", "4 2 2 2"]), answers, "row 2 (id '2f6ecfcdf')", "pair 2")
     reject(HUBMAP, submission.drop(columns="predicted"), answers, "missing predicted")
 
 
@@ -463,9 +453,7 @@ def uw_reference(truth: dict, predicted: dict) -> float:
 
 def uw_volumes(rng, case_days: int, depth: int, height: int, width: int) -> dict:
     return {
-        f"case{7 + k}_day{k % 3}": [
-            random_masks(rng, 3, height, width, empty_share=0.6) for _ in range(depth)
-        ]
+        f"case{7 + k}_day{k % 3}": [random_masks(rng, 3, height, width, empty_share=0.6) for _ in range(depth)]
         for k in range(case_days)
     }
 
@@ -506,9 +494,7 @@ def test_uw_special_cases_of_the_hausdorff_term():
     assert grade(UW, answers[["id", "class", "predicted"]], answers) == 1.0
     # a prediction in the empty case 2 makes its distance 1 and adds no Dice row for it (both empty)
     stray = uw_frames({"case1_day0": [[blob, empty, empty]], "case2_day0": [[empty, blob, empty]]})
-    assert grade(UW, stray[["id", "class", "predicted"]], answers) == pytest.approx(
-        0.4 * (1 + 0) / 2 + 0.6 * 0.5
-    )
+    assert grade(UW, stray[["id", "class", "predicted"]], answers) == pytest.approx(0.4 * (1 + 0) / 2 + 0.6 * 0.5)
     # more than 10x the true voxels: distance 1 (30 predicted voxels > 10 x 2 true ones)
     small = np.zeros((6, 5), dtype=bool)
     small[0, 0:2] = True
@@ -571,9 +557,7 @@ def vesuvius_frames(truth: list[np.ndarray], predicted: list[np.ndarray]):
             }
         )
     )
-    submission = roundtrip(
-        pd.DataFrame({"Id": ids, "Predicted": [encode(m, order="row") for m in predicted]})
-    )
+    submission = roundtrip(pd.DataFrame({"Id": ids, "Predicted": [encode(m, order="row") for m in predicted]}))
     return submission, answers
 
 
@@ -597,9 +581,7 @@ def test_vesuvius_matches_scikit_learn_fbeta_on_row_major_masks():
 def test_vesuvius_scores_no_ink_found_as_zero():
     truth = np.zeros((5, 4), dtype=bool)
     truth[2, 1:3] = True
-    answers = roundtrip(
-        pd.DataFrame({"Id": ["a"], "Predicted": [encode(truth, order="row")], "width": 4, "height": 5})
-    )
+    answers = roundtrip(pd.DataFrame({"Id": ["a"], "Predicted": [encode(truth, order="row")], "width": 4, "height": 5}))
     assert grade(VESUVIUS, csv_frame("Id,Predicted\na, \n"), answers) == 0.0  # whitespace: an empty mask
     expected = fbeta_score(truth.ravel(), np.zeros(20, dtype=bool), beta=0.5, zero_division=0)
     assert expected == 0.0

@@ -248,12 +248,8 @@ def test_gestures_need_whitespace_separated_integers():
         "not whitespace-separated integers",
         "'1 two 3' in row 1 (id 301)",
     )
-    reject(
-        GESTURES, csv_frame("Id,Sequence\n301,1 2\n302,\n303,1\n"), answers, "an empty cell in row 2 (id 302)"
-    )
-    reject(
-        GESTURES, csv_frame("Id,Sequence\n301,1,2\n302,5\n303,1\n"), answers
-    )  # extra field: a parse problem
+    reject(GESTURES, csv_frame("Id,Sequence\n301,1 2\n302,\n303,1\n"), answers, "an empty cell in row 2 (id 302)")
+    reject(GESTURES, csv_frame("Id,Sequence\n301,1,2\n302,5\n303,1\n"), answers)  # extra field: a parse problem
     single = csv_frame("Id,Sequence\n301,1\n302,5\n303,20\n")  # read as integers: one gesture each
     assert grade(GESTURES, single, answers) == pytest.approx((3 + 2 + 7) / 15)
     reject(GESTURES, csv_frame("Id,Sequence\n301,1 2 3 4\n302,5 6 7\n304,1\n"), answers, "missing")
@@ -295,9 +291,7 @@ def test_tweet_scores_the_mean_word_jaccard():
         "9642c003ef": None,
         "088c60f138": "Bullying   ME...",
     }
-    submission = roundtrip(
-        pd.DataFrame({"textID": list(predictions), "selected_text": list(predictions.values())})
-    )
+    submission = roundtrip(pd.DataFrame({"textID": list(predictions), "selected_text": list(predictions.values())}))
     truth = dict(zip(answers["textID"], answers["selected_text"]))
     expected = np.mean([kaggle_jaccard(p or "", truth[k]) for k, p in predictions.items()])
     assert grade(TWEET, submission, answers) == pytest.approx(expected)
@@ -328,15 +322,11 @@ def test_chaii_matches_scikit_learns_samples_jaccard():
         )
     )
     predictions = ["१९४७ में", "भारत", None, "महात्मा   गांधी", "காவிரி நதி காவிரி"]
-    submission = roundtrip(
-        pd.DataFrame({"id": answers["id"].iloc[::-1], "PredictionString": predictions[::-1]})
-    )
+    submission = roundtrip(pd.DataFrame({"id": answers["id"].iloc[::-1], "PredictionString": predictions[::-1]}))
     truth_sets = [set(t.lower().split()) for t in answers["PredictionString"]]
     pred_sets = [set((p or "").lower().split()) for p in predictions]
     binarizer = MultiLabelBinarizer().fit(truth_sets + pred_sets)
-    expected = jaccard_score(
-        binarizer.transform(truth_sets), binarizer.transform(pred_sets), average="samples"
-    )
+    expected = jaccard_score(binarizer.transform(truth_sets), binarizer.transform(pred_sets), average="samples")
     assert (
         grade(CHAII, submission, answers)
         == pytest.approx(expected)
@@ -423,9 +413,7 @@ def reference_micro_f1(records: list[dict], rows: dict[str, str | None]) -> floa
         for suffix, valid in (("_long", long_valid), ("_short", short_valid)):
             prediction = rows[f"{record['example_id']}{suffix}"] or ""
             y_pred.append(int(prediction != ""))
-            y_true.append(
-                int((prediction != "" and prediction in valid) or (prediction == "" and bool(valid)))
-            )
+            y_true.append(int((prediction != "" and prediction in valid) or (prediction == "" and bool(valid))))
     return f1_score(y_true, y_pred, average="micro")
 
 
@@ -470,9 +458,7 @@ def test_nq_refuses_bad_predictions_and_ids():
     twice = nq_submission(GOLD)
     twice.loc[5, "example_id"] = "4640548859154538040_long"
     reject(NQ, twice, records, "4640548859154538040_short")
-    wrong_suffix = nq_submission(
-        {key.replace("_short", "_short_answer"): value for key, value in GOLD.items()}
-    )
+    wrong_suffix = nq_submission({key.replace("_short", "_short_answer"): value for key, value in GOLD.items()})
     reject(NQ, wrong_suffix, records, "missing")
     reject(NQ, nq_submission(GOLD).drop(columns="PredictionString"), records, "missing PredictionString")
 

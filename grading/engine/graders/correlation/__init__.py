@@ -58,9 +58,7 @@ from grading.engine.registry import register
 
 @register("kendall_tau_orders")
 @grader_function
-def grade_kendall_tau(
-    submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, order_column: str
-) -> float:
+def grade_kendall_tau(submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, order_column: str) -> float:
     """Pooled Kendall tau between the predicted and true orders in ``order_column``, rows matched on id."""
     require_answers_columns(answers, [id_column, order_column])
     require_columns(submission, [id_column, order_column])
@@ -104,9 +102,7 @@ def grade_spearman(
 
 @register("pearson")
 @grader_function
-def grade_pearson(
-    submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, target_column: str
-) -> float:
+def grade_pearson(submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, target_column: str) -> float:
     """scipy's Pearson correlation between ``target_column`` and the answers, rows matched on id.
 
     SciPy 1.13's ``pearsonr`` first returns NaN when either side is constant (every value equal to the
@@ -166,18 +162,14 @@ def matthews_corrcoef(y_true: np.ndarray, y_pred: np.ndarray) -> float:
 
 @register("matthews_corrcoef")
 @grader_function
-def grade_mcc(
-    submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, target_column: str
-) -> float:
+def grade_mcc(submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, target_column: str) -> float:
     """Matthews correlation coefficient of the labels in ``target_column``, rows matched on id."""
     require_answers_columns(answers, [id_column, target_column])
     require_columns(submission, [id_column, target_column])
     require_row_count(submission, len(answers))
     pairing = pair_by_sorted_ids(submission, answers, id_column)
     ids = submission_ids(submission, id_column) if pairing.sub_rows is None else None
-    predicted = labels_of(
-        Pairing.take(label_values(submission[target_column]), pairing.sub_rows), target_column, ids
-    )
+    predicted = labels_of(Pairing.take(label_values(submission[target_column]), pairing.sub_rows), target_column, ids)
     truth = labels_of(Pairing.take(label_values(answers[target_column]), pairing.ans_rows), target_column)
     combined_type(truth, predicted, target_column)
     require_same_kind(truth, predicted, target_column)

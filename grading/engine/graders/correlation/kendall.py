@@ -53,7 +53,7 @@ def count_inversions(values: np.ndarray) -> int:
     if a.min() < 0 or a.max() >= n:
         a = np.unique(a, return_inverse=True)[1].astype(np.int64).reshape(-1)
     size = min(_BRUTE_BLOCK, 1 << (n - 1).bit_length())
-    blocks = np.full(-(-n // size) * size, n, dtype=np.int64)  # padded with a value above every other
+    blocks: np.ndarray = np.full(-(-n // size) * size, n, dtype=np.int64)  # padded with a value above every other
     blocks[:n] = a
     blocks = blocks.reshape(-1, size)
     upper = np.triu(np.ones((size, size), dtype=bool), 1)
@@ -157,7 +157,8 @@ def _raise_unknown_items(
         for p in positions[:MAX_EXAMPLES]
     )
     raise InvalidSubmission(
-        f"column {show(column)} names {plural(len(positions), 'cell id')} that {'is' if len(positions) == 1 else 'are'} "
+        f"column {show(column)} names {plural(len(positions), 'cell id')} that "
+        f"{'is' if len(positions) == 1 else 'are'} "
         f"not a cell of that row's notebook ({plural(len(rows_hit), 'row')} affected), e.g. {examples}; "
         "use exactly the cell ids of each notebook"
     )

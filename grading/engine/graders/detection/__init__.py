@@ -156,9 +156,7 @@ def grade_vinbigdata_coco_ap(
 
 @register("kuzushiji_f1")
 @grader_function
-def grade_kuzushiji_f1(
-    submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, labels_column: str
-) -> float:
+def grade_kuzushiji_f1(submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, labels_column: str) -> float:
     """Micro F1 of ``unicode x y`` centre points against ``unicode x y width height`` boxes."""
     require_answers_columns(answers, [id_column, labels_column])
     require_columns(submission, [id_column, labels_column])
@@ -253,6 +251,4 @@ def _vinbigdata_truth(answers, image_of_answer, class_column, box_columns, no_fi
     order = np.lexsort((np.arange(len(category)), image_of_answer))  # ids count images, then rows in order
     ident = np.empty(len(category), dtype=np.int64)
     ident[order] = np.arange(len(category))
-    return Boxes(
-        image=image_of_answer, category=category, box=box, score=np.zeros(len(category)), ident=ident
-    )
+    return Boxes(image=image_of_answer, category=category, box=box, score=np.zeros(len(category)), ident=ident)

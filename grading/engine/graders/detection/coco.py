@@ -140,9 +140,7 @@ def coco_ap(truth: Boxes, detections: Boxes, *, iou_threshold: float, max_detect
 
 
 def _subset(boxes: Boxes, rows: np.ndarray) -> Boxes:
-    return Boxes(
-        boxes.image[rows], boxes.category[rows], boxes.box[rows], boxes.score[rows], boxes.ident[rows]
-    )
+    return Boxes(boxes.image[rows], boxes.category[rows], boxes.box[rows], boxes.score[rows], boxes.ident[rows])
 
 
 def _group_starts(image: np.ndarray, category: np.ndarray) -> np.ndarray:

@@ -44,8 +44,7 @@ def rotated_overlap_areas(a: tuple, b: tuple) -> np.ndarray:
         a_corners = rectangle_corners(np.zeros(len(ax)), np.zeros(len(ax)), aw, al, ayaw)
         b_corners = rectangle_corners(bx - ax, by - ay, bw, bl, byaw)
         out[part] = np.abs(
-            _inside_edges_area(a_corners, b_corners, first=True)
-            + _inside_edges_area(b_corners, a_corners, first=False)
+            _inside_edges_area(a_corners, b_corners, first=True) + _inside_edges_area(b_corners, a_corners, first=False)
         )
     return out
 

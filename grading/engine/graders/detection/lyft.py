@@ -86,9 +86,7 @@ def lyft_map(truth: Objects, predicted: Objects, pred_sample: np.ndarray, n_samp
         ap = _voc_ap_per_group(tp, pred_group, is_first, position, n_gt, len(group_keys))
         with np.errstate(invalid="ignore", divide="ignore"):
             per_pair.append(np.bincount(group_sample, weights=ap, minlength=n_samples) / classes_per_sample)
-    return float(
-        np.mean(np.stack(per_pair, axis=1))
-    )  # a sample without ground truth gives NaN, as np.mean of []
+    return float(np.mean(np.stack(per_pair, axis=1)))  # a sample without ground truth gives NaN, as np.mean of []
 
 
 def _best_boxes(pred, pred_group, gt, group_start, group_count, min_threshold):
@@ -104,9 +102,7 @@ def _best_boxes(pred, pred_group, gt, group_start, group_count, min_threshold):
     if n == 0:
         return best_iou, best_box
     finite = np.isfinite(pred[:, _X:]).all(axis=1)
-    best_iou[~finite] = (
-        np.nan
-    )  # NaN or infinite geometry: the reference's IoU is NaN, never above a threshold
+    best_iou[~finite] = np.nan  # NaN or infinite geometry: the reference's IoU is NaN, never above a threshold
     gt_volume = gt[:, _W] * gt[:, _L] * gt[:, _H]
     pred_volume = pred[:, _W] * pred[:, _L] * pred[:, _H]
     gt_x, gt_y, pred_x, pred_y = gt[:, _X].copy(), gt[:, _Y].copy(), pred[:, _X].copy(), pred[:, _Y].copy()
@@ -151,9 +147,7 @@ def _voc_ap_per_group(tp, group, is_first, position, n_gt, n_groups) -> np.ndarr
     if len(tp) == 0:
         return ap
     cumulative = np.cumsum(tp)
-    before = np.repeat(
-        cumulative[is_first] - tp[is_first], np.diff(np.append(np.flatnonzero(is_first), len(tp)))
-    )
+    before = np.repeat(cumulative[is_first] - tp[is_first], np.diff(np.append(np.flatnonzero(is_first), len(tp))))
     tp_count = cumulative - before
     recall = tp_count / n_gt
     precision = tp_count / (position + 1.0)

@@ -13,9 +13,7 @@ from grading.engine.graders.detection.tokens import Objects
 # SIIM-COVID-19: per class, (truth, score) pairs from greedy matching at IoU > 0.5, then sklearn's AP
 
 
-def siim_map(
-    truth: Objects, predicted: Objects, pred_row: np.ndarray, n_rows: int, iou_threshold: float
-) -> float:
+def siim_map(truth: Objects, predicted: Objects, pred_row: np.ndarray, n_rows: int, iou_threshold: float) -> float:
     """Mean over the answers' classes of average precision, study and image rows pooled.
 
     Per row and class, predictions in descending confidence (ties in written order) each take the free
@@ -104,9 +102,7 @@ def kuzushiji_f1(truth: Objects, predicted: Objects, pred_row: np.ndarray) -> fl
 
     # predictions grouped by (page, label), written order kept: a box's candidates in preference order
     pred_order = np.argsort(pred_key, kind="stable")
-    group_keys, group_start, group_count = np.unique(
-        pred_key[pred_order], return_index=True, return_counts=True
-    )
+    group_keys, group_start, group_count = np.unique(pred_key[pred_order], return_index=True, return_counts=True)
     px, py = predicted.values[pred_order, 0], predicted.values[pred_order, 1]
     where = np.searchsorted(group_keys, gt_key).clip(0, max(len(group_keys) - 1, 0))
     has_pred = (group_keys[where] == gt_key) if len(group_keys) else np.zeros(len(gt_key), dtype=bool)
@@ -116,9 +112,7 @@ def kuzushiji_f1(truth: Objects, predicted: Objects, pred_row: np.ndarray) -> fl
     items, partners = [], []
     for left, right in pairs_within_groups(where[boxes], group_start, group_count):
         b = boxes[left]
-        inside = (
-            (x_min[b] < px[right]) & (x_max[b] > px[right]) & (y_min[b] < py[right]) & (y_max[b] > py[right])
-        )
+        inside = (x_min[b] < px[right]) & (x_max[b] > px[right]) & (y_min[b] < py[right]) & (y_max[b] > py[right])
         items.append(left[inside])
         partners.append(right[inside])
     item = _concat(items, np.intp)

@@ -91,13 +91,9 @@ class TokenFormat:
         for j, field in enumerate(numeric):
             column_tokens = objects[:, field]
             try:
-                values[:, j] = np.fromiter(
-                    map(float, column_tokens), dtype=np.float64, count=len(column_tokens)
-                )
+                values[:, j] = np.fromiter(map(float, column_tokens), dtype=np.float64, count=len(column_tokens))
             except (ValueError, TypeError):
-                raise InvalidSubmission(
-                    self._number_message(name, ids, column_tokens, rows, field, counts)
-                ) from None
+                raise InvalidSubmission(self._number_message(name, ids, column_tokens, rows, field, counts)) from None
         label = objects[:, self.label_field] if self.label_field is not None else np.empty(0, dtype=object)
         return Objects(row=rows, label=label, values=values, rows_with_text=~missing)
 
@@ -147,9 +143,7 @@ class TokenFormat:
             )
         return (
             f"column {show(name)}: {plural(len(failed), 'token')} that should be a number "
-            f"{'is' if len(failed) == 1 else 'are'} not: "
-            + "; ".join(examples)
-            + f". Objects are written as "
+            f"{'is' if len(failed) == 1 else 'are'} not: " + "; ".join(examples) + f". Objects are written as "
             f"{self.describe()}, e.g. {self.example}"
         )
 
@@ -182,15 +176,11 @@ def _arrow_objects(column: pd.Series, missing: np.ndarray, fmt: TokenFormat) -> 
     values = np.empty((n_objects, len(numeric)), dtype=np.float64)
     try:
         for j, field in enumerate(numeric):
-            values[:, j] = (
-                tokens.take(pa.array(starts + field)).cast(pa.float64()).to_numpy(zero_copy_only=False)
-            )
+            values[:, j] = tokens.take(pa.array(starts + field)).cast(pa.float64()).to_numpy(zero_copy_only=False)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
     if fmt.label_field is not None:
-        label = np.asarray(
-            tokens.take(pa.array(starts + fmt.label_field)).to_numpy(zero_copy_only=False), dtype=object
-        )
+        label = np.asarray(tokens.take(pa.array(starts + fmt.label_field)).to_numpy(zero_copy_only=False), dtype=object)
     else:
         label = np.empty(0, dtype=object)
     rows = np.repeat(np.arange(len(counts), dtype=np.intp), counts // fmt.width)

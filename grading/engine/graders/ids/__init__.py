@@ -25,6 +25,8 @@ between 1.26 and 2.x, and for numbers it is also what NumPy 1.26 ran on CPUs wit
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 import pandas as pd
 
@@ -72,7 +74,7 @@ __all__ = [
 # Public API
 
 
-def match_permutation(sub_ids: pd.Series, ans_ids: pd.Series) -> np.ndarray | None | bool:
+def match_permutation(sub_ids: pd.Series, ans_ids: pd.Series) -> np.ndarray | Literal[True] | None:
     """How the submission's ids map onto the answers' ids.
 
     Returns ``True`` when the two columns are equal row by row (identity pairing), an index array ``p``
@@ -90,7 +92,7 @@ def match_permutation(sub_ids: pd.Series, ans_ids: pd.Series) -> np.ndarray | No
     s, a = _prepare_pair(s, a)
     if s.kind == "object" and (s.missing_mask().any() or a.missing_mask().any()):
         return None
-    if _is_numeric(s) and (s.missing.any() or a.missing.any()):
+    if _is_numeric(s) and (s.missing_mask().any() or a.missing_mask().any()):  # numeric: missing is always set
         return None
     if _identical(s, a):
         return True
@@ -99,6 +101,7 @@ def match_permutation(sub_ids: pd.Series, ans_ids: pd.Series) -> np.ndarray | No
     row_mask = np.uint64((1 << bits) - 1)
     low = _exact_key_range(s, a)
     if low is not None:
+        assert s.num is not None and a.num is not None  # exact keys are for "int" columns, which hold num
         offset = np.uint64(low & _MASK64)
         # exact keys: (id - smallest) in the high bits, the row number in the low bits
         s_keys = _packed_sort((s.num.view(np.uint64) - offset) << np.uint64(bits), 0)
@@ -125,12 +128,10 @@ def match_permutation(sub_ids: pd.Series, ans_ids: pd.Series) -> np.ndarray | No
     perm = np.empty(n, dtype=np.intp)
     for first in range(0, n, _BLOCK * 8):  # in slices, to keep temporaries small
         last = min(n, first + _BLOCK * 8)
-        perm[(s_sorted[first:last] & row_mask).astype(np.intp)] = (a_sorted[first:last] & row_mask).astype(
-            np.intp
-        )
+        perm[(s_sorted[first:last] & row_mask).astype(np.intp)] = (a_sorted[first:last] & row_mask).astype(np.intp)
     same = _equal_at(s, a, None, perm)
     if not same.all():
-        perm = _resolve_collisions(s, a, perm, same, s_hash, s_sorted, a_sorted, bits)
+        return _resolve_collisions(s, a, perm, same, s_hash, s_sorted, a_sorted, bits)
     return perm
 
 
@@ -241,9 +242,7 @@ def pair_by_sorted_position(submission: pd.DataFrame, answers: pd.DataFrame, id_
     return Pairing(reference_sort_order(sub_ids), reference_sort_order(ans_ids))
 
 
-def in_reference_order(
-    pairing: Pairing, answers: pd.DataFrame, id_column: str, *, limit: int = 250_000
-) -> Pairing:
+def in_reference_order(pairing: Pairing, answers: pd.DataFrame, id_column: str, *, limit: int = 250_000) -> Pairing:
     """The same pairs, listed in the order of the answers sorted by id (the reference's row order).
 
     Metrics that average floats (log loss, RMSE) then add them up in exactly the reference's order, so

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -18,7 +19,7 @@ class _Ids:
     kind: str  # "int", "float", "str" or "object" (mixed Python values)
     n: int
     num: np.ndarray | None = None  # int64 or float64 values
-    arrow: object | None = None  # pyarrow string array (may hold nulls)
+    arrow: Any | None = None  # pyarrow string array (may hold nulls); Any: pyarrow ships no type stubs
     obj: np.ndarray | None = None  # object values, missing as NaN
     missing: np.ndarray | None = None  # bool, computed lazily for text
     _bytes: _Bytes | None = field(default=None, repr=False)
@@ -30,7 +31,7 @@ class _Ids:
         """Python-storage text joined into one byte string (None if not all values are str)."""
         if not self._joined_tried:
             self._joined_tried = True
-            if self.kind == "str" and self.arrow is None:
+            if self.kind == "str" and self.arrow is None and self.obj is not None:
                 self._joined = _Bytes.join(self.obj)
         return self._joined
 
@@ -41,8 +42,8 @@ class _Ids:
             if self.kind == "str":
                 if self.arrow is not None:
                     self._bytes = None if self.arrow.null_count else _Bytes.from_arrow(self.arrow)
-                elif self.joined() is not None:
-                    self._bytes = _Bytes.from_joined(self.joined(), self.n)
+                elif (joined := self.joined()) is not None:
+                    self._bytes = _Bytes.from_joined(joined, self.n)
         return self._bytes
 
     def missing_mask(self) -> np.ndarray:
@@ -64,6 +65,7 @@ class _Ids:
             if self.num is not None:
                 self.obj = self.num.astype(object)
             else:
+                assert self.arrow is not None  # every column holds num, arrow or obj
                 self.obj = np.asarray(self.arrow.to_numpy(zero_copy_only=False), dtype=object)
                 if self.arrow.null_count:
                     self.obj[self.missing_mask()] = np.nan
@@ -75,6 +77,7 @@ class _Ids:
             return self.num[rows].tolist()
         if self.arrow is not None:
             return self.arrow.take(pa.array(rows)).to_pylist()
+        assert self.obj is not None  # every column holds num, arrow or obj
         return self.obj[rows].tolist()
 
 
@@ -111,7 +114,7 @@ def _ids_of(series: pd.Series) -> _Ids:
         if isinstance(backing, np.ndarray) and backing.dtype == object:
             return _Ids("str", n, obj=backing)
         return _Ids("str", n, obj=series.to_numpy(dtype=object, na_value=np.nan))
-    obj = series.to_numpy(dtype=object) if dtype == object else series.to_numpy(dtype=object, na_value=np.nan)
+    obj = series.to_numpy(dtype=object) if dtype == np.dtype(object) else series.to_numpy(dtype=object, na_value=np.nan)
     inferred = pd.api.types.infer_dtype(obj, skipna=True)
     return _Ids("str" if inferred in ("string", "empty") else "object", n, obj=obj)
 
@@ -140,6 +143,7 @@ def _comparable(a: _Ids, b: _Ids) -> bool:
 def _prepare_pair(s: _Ids, a: _Ids) -> tuple[_Ids, _Ids]:
     """Bring two comparable id columns to the same representation."""
     if _is_numeric(s) and _is_numeric(a) and s.kind != a.kind:
+        assert s.num is not None and a.num is not None  # numeric columns always hold num
         if s.kind == "int":
             s = _Ids("float", s.n, num=s.num.astype(np.float64), missing=s.missing)
         else:

@@ -16,7 +16,7 @@ def _identical(s: _Ids, a: _Ids) -> bool:
     if s.n != a.n:
         return False
     if s.num is not None:
-        return bool(np.array_equal(s.num, a.num))
+        return a.num is not None and bool(np.array_equal(s.num, a.num))
     if s.arrow is not None and a.arrow is not None:
         if s.arrow.null_count or a.arrow.null_count:
             return False
@@ -45,21 +45,26 @@ def _quick_identical(s: _Ids, a: _Ids) -> bool:
 
 
 def _hash(ids: _Ids) -> np.ndarray:
-    if ids.kind == "int":
-        return _mix(ids.num.view(np.uint64).copy())
-    if ids.kind == "float":
+    if ids.kind in ("int", "float"):
+        assert ids.num is not None  # numeric columns always hold num
+        if ids.kind == "int":
+            return _mix(ids.num.view(np.uint64).copy())
         return _mix((ids.num + 0.0).view(np.uint64).copy())  # -0.0 and 0.0 are the same id
-    if ids.text_bytes() is not None:
-        return ids.text_bytes().hash()
+    text = ids.text_bytes()
+    if text is not None:
+        return text.hash()
     return pd.util.hash_array(ids.objects(), categorize=False)
 
 
 def _equal_at(s: _Ids, a: _Ids, s_rows: np.ndarray | None, a_rows: np.ndarray) -> np.ndarray:
     """Exact equality, with the reference's ``==``, of s[s_rows[k]] and a[a_rows[k]]."""
     if s.num is not None:
+        assert a.num is not None  # a pair is prepared to the same representation
         return np.asarray(Pairing.take(s.num, s_rows) == a.num[a_rows], dtype=bool)
-    if s.text_bytes() is not None and a.text_bytes() is not None:
-        return s.text_bytes().equal_rows(s_rows, a.text_bytes(), a_rows)
+    s_text = s.text_bytes()
+    a_text = a.text_bytes() if s_text is not None else None
+    if s_text is not None and a_text is not None:
+        return s_text.equal_rows(s_rows, a_text, a_rows)
     return np.asarray(Pairing.take(s.objects(), s_rows) == a.objects()[a_rows], dtype=bool)
 
 
@@ -67,6 +72,7 @@ def _exact_key_range(s: _Ids, a: _Ids) -> int | None:
     """For integer ids, the smallest id when ``id - smallest`` fits in the key space, else None."""
     if s.kind != "int" or a.kind != "int" or s.n == 0:
         return None
+    assert s.num is not None and a.num is not None  # "int" columns always hold num
     low = min(int(s.num.min()), int(a.num.min()))
     high = max(int(s.num.max()), int(a.num.max()))
     if high - low < (1 << (64 - _index_bits(max(s.n, a.n)))):
@@ -77,9 +83,7 @@ def _exact_key_range(s: _Ids, a: _Ids) -> int | None:
 def _same_tops(x: np.ndarray, y: np.ndarray, bits: int) -> bool:
     """Whether two packed arrays agree on every key (their bits above the row number)."""
     step = _BLOCK * 8
-    return all(
-        not ((x[i : i + step] ^ y[i : i + step]) >> np.uint64(bits)).any() for i in range(0, len(x), step)
-    )
+    return all(not ((x[i : i + step] ^ y[i : i + step]) >> np.uint64(bits)).any() for i in range(0, len(x), step))
 
 
 def _adjacent_equal_tops(x: np.ndarray, bits: int) -> np.ndarray:

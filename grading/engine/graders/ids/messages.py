@@ -17,14 +17,10 @@ def describe_id_mismatch(sub_ids: pd.Series, ans_ids: pd.Series, id_column: str)
     """Why the submission's ids are not the answers' ids: counts and examples."""
     s, a = _ids_of(sub_ids), _ids_of(ans_ids)
     head = f"the ids in column {show(id_column)} do not match the test set"
-    hint = (
-        "Submit exactly one row for each id of the sample submission, with the ids written exactly as there"
-    )
+    hint = "Submit exactly one row for each id of the sample submission, with the ids written exactly as there"
     if s.n and a.n and not _comparable(s, a):
         s_missing = s.missing_mask()
-        example_s = (
-            show(s.values_at(np.flatnonzero(~s_missing)[:1])[0]) if (~s_missing).any() else "empty cells"
-        )
+        example_s = show(s.values_at(np.flatnonzero(~s_missing)[:1])[0]) if (~s_missing).any() else "empty cells"
         example_a = show(a.values_at(np.arange(1))[0])
         what_s = "numbers" if _is_numeric(s) else "text"
         what_a = "numbers" if _is_numeric(a) else "text"
@@ -68,8 +64,7 @@ def describe_id_mismatch(sub_ids: pd.Series, ans_ids: pd.Series, id_column: str)
         )
     if len(unknown):
         shown = ", ".join(
-            f"{show(v)} in row {int(r) + 1}"
-            for v, r in zip(s_orig.values_at(unknown[:MAX_EXAMPLES]), unknown)
+            f"{show(v)} in row {int(r) + 1}" for v, r in zip(s_orig.values_at(unknown[:MAX_EXAMPLES]), unknown)
         )
         parts.append(
             f"{plural(len(unknown), 'id')} {'is' if len(unknown) == 1 else 'are'} not in the test set (e.g. {shown})"
@@ -77,7 +72,7 @@ def describe_id_mismatch(sub_ids: pd.Series, ans_ids: pd.Series, id_column: str)
     if len(over):
         repeated_keys, first_rows = np.unique(s_hash[over], return_index=True)
         examples = []
-        for key, row in list(zip(repeated_keys.tolist(), over[first_rows].tolist()))[:MAX_EXAMPLES]:
+        for _key, row in list(zip(repeated_keys.tolist(), over[first_rows].tolist()))[:MAX_EXAMPLES]:
             examples.append(f"{show(s_orig.values_at(np.array([row]))[0])} {int(sub_count[row])} times")
         parts.append(
             f"{plural(len(repeated_keys), 'id')} {'appears' if len(repeated_keys) == 1 else 'appear'} more often "

@@ -23,8 +23,6 @@ _BLOCK = 1 << 15  # rows per vectorised pass: small enough for the temporaries t
 _PAD_WORDS = _SHORT_TEXT // 8 + 3  # zero words after the data, so reads past a short last string stay inside
 
 
-
-
 # ---------------------------------------------------------------------------------------------------
 # Text as bytes
 
@@ -47,19 +45,15 @@ class _Bytes:
     def from_arrow(array) -> _Bytes:
         if isinstance(array, pa.ChunkedArray):  # combined only here: comparisons work chunk-wise
             array = array.combine_chunks()
-        offset_type = np.int32 if array.type == pa.string() else np.int64
+        offset_type: type[np.signedinteger] = np.int32 if array.type == pa.string() else np.int64
         buffers = array.buffers()
         size = np.dtype(offset_type).itemsize
-        offsets = np.frombuffer(
-            buffers[1], dtype=offset_type, count=len(array) + 1, offset=array.offset * size
-        )
+        offsets = np.frombuffer(buffers[1], dtype=offset_type, count=len(array) + 1, offset=array.offset * size)
         end = int(offsets[-1]) if len(offsets) else 0
         needed = end // 8 + _PAD_WORDS
         data = buffers[2]
         if data is not None and data.address % 8 == 0 and data.size >= needed * 8:
-            words = np.frombuffer(
-                data, dtype=np.uint64, count=needed
-            )  # zero-copy; bytes past the end are masked
+            words = np.frombuffer(data, dtype=np.uint64, count=needed)  # zero-copy; bytes past the end are masked
         else:
             words = np.zeros(needed, dtype=np.uint64)
             if end:

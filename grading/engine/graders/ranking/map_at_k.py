@@ -96,6 +96,7 @@ def grade_map_at_k(
         require_exact_columns(submission, expected)
     else:
         require_columns(submission, expected)
+    sub_rows: np.ndarray | None
     if ids == "superset":
         sub_rows, ans_rows = _superset_pairing(submission, answers, id_column)
     else:

@@ -48,11 +48,10 @@ def grade(submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, ta
     if pairing.sub_rows is None:
         answer_of_row = np.arange(n, dtype=np.int64) if pairing.ans_rows is None else pairing.ans_rows
     else:
+        assert pairing.ans_rows is not None  # a Pairing that lists submission rows lists answers rows too
         answer_of_row = np.full(len(submission), -1, dtype=np.int64)
         answer_of_row[pairing.sub_rows] = pairing.ans_rows
-    return micro_f1(
-        submission[target_column], answers[target_column], answer_of_row=np.asarray(answer_of_row)
-    )
+    return micro_f1(submission[target_column], answers[target_column], answer_of_row=np.asarray(answer_of_row))
 
 
 def micro_f1(predicted: pd.Series, actual: pd.Series, *, answer_of_row: np.ndarray) -> float:

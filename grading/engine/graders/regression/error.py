@@ -105,9 +105,7 @@ def _require_within(series: pd.Series, column: str, ids, value_range: Sequence[f
         return
     require_no_missing(values, column, ids, what=f"a number within [{low:g}, {high:g}]")
     positions = np.flatnonzero(~inside)
-    examples = "; ".join(
-        f"{row_label(int(p), ids)} has {show(values[int(p)])}" for p in positions[:MAX_EXAMPLES]
-    )
+    examples = "; ".join(f"{row_label(int(p), ids)} has {show(values[int(p)])}" for p in positions[:MAX_EXAMPLES])
     raise InvalidSubmission(
         f"column {show(column)} has {plural(len(positions), 'value')} outside [{low:g}, {high:g}], e.g. "
         f"{examples}; every prediction must lie within that range"

@@ -73,9 +73,7 @@ def grade_mean_angular_error(
     for lo in range(0, n, _CHUNK):
         hi = min(n, lo + _CHUNK)
         rows = slice(lo, hi) if pairing.ans_rows is None else pairing.ans_rows[lo:hi]
-        total += float(
-            np.sum(angular_errors(az_true[rows], zen_true[rows], predicted[0][lo:hi], predicted[1][lo:hi]))
-        )
+        total += float(np.sum(angular_errors(az_true[rows], zen_true[rows], predicted[0][lo:hi], predicted[1][lo:hi])))
     return total / n
 
 
@@ -168,16 +166,13 @@ def _require_trip_counts(
     parts = []
     if len(wrong):
         shown = "; ".join(
-            f"{show(trips[int(t)])} has {int(got[t])}, expected {int(expected[t])}"
-            for t in wrong[:MAX_EXAMPLES]
+            f"{show(trips[int(t)])} has {int(got[t])}, expected {int(expected[t])}" for t in wrong[:MAX_EXAMPLES]
         )
         parts.append(
             f"{plural(len(wrong), 'trip')} {'has' if len(wrong) == 1 else 'have'} the wrong row count ({shown})"
         )
     if len(unknown):
-        shown = ", ".join(
-            f"{show(sub_trips.iloc[int(r)])} in row {int(r) + 1}" for r in unknown[:MAX_EXAMPLES]
-        )
+        shown = ", ".join(f"{show(sub_trips.iloc[int(r)])} in row {int(r) + 1}" for r in unknown[:MAX_EXAMPLES])
         parts.append(
             f"{plural(len(unknown), 'row')} {'names' if len(unknown) == 1 else 'name'} a trip not in the test set "
             f"(e.g. {shown})"

@@ -39,9 +39,7 @@ def merge_rows_by_id_set(
     return sub_rows, found[sub_rows]
 
 
-def _describe(
-    sub_ids: pd.Series, index: pd.Index, unknown: np.ndarray, absent: np.ndarray, id_column: str
-) -> str:
+def _describe(sub_ids: pd.Series, index: pd.Index, unknown: np.ndarray, absent: np.ndarray, id_column: str) -> str:
     parts = []
     if len(absent):
         parts.append(

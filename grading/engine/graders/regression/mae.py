@@ -53,9 +53,7 @@ def paired_rows(
     return sub_rows, ans_rows
 
 
-def scored_predictions(
-    submission: pd.DataFrame, column: str, id_column: str, sub_rows: np.ndarray
-) -> np.ndarray:
+def scored_predictions(submission: pd.DataFrame, column: str, id_column: str, sub_rows: np.ndarray) -> np.ndarray:
     ids = submission_ids(submission, id_column)
     predicted = float_values_like_sklearn(submission[column], column, ids, rows=sub_rows)
     require_finite(predicted, column, ids, rows=sub_rows)
@@ -134,8 +132,6 @@ def grade_grouped_log_mae(
         errors = np.abs(predicted - truth)[by_group]
     bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=len(groups)))])
     logs = [
-        np.log(max(float(np.average(errors[lo:hi])), mae_floor))
-        for lo, hi in itertools.pairwise(bounds)
-        if hi > lo
+        np.log(max(float(np.average(errors[lo:hi])), mae_floor)) for lo, hi in itertools.pairwise(bounds) if hi > lo
     ]
     return float(np.mean(logs))

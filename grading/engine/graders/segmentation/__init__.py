@@ -72,18 +72,14 @@ def _pixels_per_image(answers: pd.DataFrame, height: str | int, width: str | int
     return _side(answers, height) * _side(answers, width)
 
 
-def _answer_masks(
-    answers: pd.DataFrame, column: str, sizes: np.ndarray, *, empty_token: str | None = None
-) -> Runs:
+def _answer_masks(answers: pd.DataFrame, column: str, sizes: np.ndarray, *, empty_token: str | None = None) -> Runs:
     runs = parse_column(
         answers[column], column=column, empty_token=empty_token, error=AnswersProblem, whose="the answers' "
     )
     return runs.clip(sizes)
 
 
-def _paired(
-    submitted: Runs, truth: Runs, sizes: np.ndarray, pairing: Pairing
-) -> tuple[Runs, Runs, np.ndarray]:
+def _paired(submitted: Runs, truth: Runs, sizes: np.ndarray, pairing: Pairing) -> tuple[Runs, Runs, np.ndarray]:
     """Both sides in pairing order (pair k = submission row sub_rows[k] with answers row ans_rows[k])."""
     if pairing.sub_rows is None and pairing.ans_rows is not None:
         # submission row k goes with answers row ans_rows[k]: put the answers in submission order
@@ -164,9 +160,7 @@ def grade_mean_dice(
     require_row_count(submission, len(answers))
     pairing = pair_by_sorted_ids(submission, answers, id_column)
     sizes = _pixels_per_image(answers, height_column, width_column)
-    submitted = parse_column(
-        submission[rle_column], column=rle_column, ids=submission_ids(submission, id_column)
-    )
+    submitted = parse_column(submission[rle_column], column=rle_column, ids=submission_ids(submission, id_column))
     truth = _answer_masks(answers, answers_rle_column, sizes)
     shared, total = _dice_terms(*_paired(submitted, truth, sizes, pairing))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -232,9 +226,7 @@ def _require_text_or_empty(series: pd.Series, column: str, ids) -> None:
     """The reference's ``fillna('')`` then "is every cell a str" check."""
     values = series.to_numpy(dtype=object, na_value=np.nan)
     not_text = [
-        row
-        for row, value in enumerate(values.tolist())
-        if not isinstance(value, str) and not is_missing(value)
+        row for row, value in enumerate(values.tolist()) if not isinstance(value, str) and not is_missing(value)
     ]
     if not_text:
         shown = "; ".join(f"{show(values[r])} in {row_label(r, ids)}" for r in not_text[:MAX_EXAMPLES])
@@ -283,22 +275,24 @@ def grade_dice_hausdorff(
     require_row_count(submission, len(answers))
     heights, widths = _side(answers, height_column), _side(answers, width_column)
     sizes = heights * widths
-    submitted = parse_column(
-        submission[rle_column], column=rle_column, ids=submission_ids(submission, id_column)
-    ).clip(sizes)
+    submitted = parse_column(submission[rle_column], column=rle_column, ids=submission_ids(submission, id_column)).clip(
+        sizes
+    )
     truth = _answer_masks(answers, rle_column, sizes)
     shared, total = _dice_terms(submitted, truth, sizes)
     scored = total > 0
     dice = float(np.mean(2 * shared[scored] / total[scored])) if scored.any() else math.nan
-    distances = [
-        normalised_hausdorff(
-            volume(submitted, rows, depth, shape),
-            volume(truth, rows, depth, shape),
-            max_ratio=max_volume_ratio,
-        )
-        for rows, depth, shape in _case_days(answers[id_column], heights, widths)
-    ]
-    distances = np.asarray(distances, dtype=np.float64)
+    distances = np.asarray(
+        [
+            normalised_hausdorff(
+                volume(submitted, rows, depth, shape),
+                volume(truth, rows, depth, shape),
+                max_ratio=max_volume_ratio,
+            )
+            for rows, depth, shape in _case_days(answers[id_column], heights, widths)
+        ],
+        dtype=np.float64,
+    )
     hausdorff = float(np.mean(distances[~np.isnan(distances)])) if (~np.isnan(distances)).any() else math.nan
     return dice_weight * dice + hausdorff_weight * (1 - hausdorff)
 

@@ -24,9 +24,7 @@ from grading.engine.graders.segmentation.rle import Runs, merge
 _BLOCK_WIDTHS = (0.2, 0.05, 0.0125, 0.004)  # blocks the search drops at once, as a share of each side
 
 
-def volume(
-    runs: Runs, masks: np.ndarray, depth_of_mask: np.ndarray, shape: tuple[int, int, int]
-) -> np.ndarray:
+def volume(runs: Runs, masks: np.ndarray, depth_of_mask: np.ndarray, shape: tuple[int, int, int]) -> np.ndarray:
     """A boolean volume of ``shape`` = (depth, *plane): mask ``masks[k]`` OR-ed into plane
     ``depth_of_mask[k]``. The masks' pixel numbers are the flat (C-order) index within a plane."""
     plane = shape[1] * shape[2]
@@ -110,7 +108,7 @@ def _interior(mask: np.ndarray) -> np.ndarray:
         lower[axis], upper[axis] = slice(None, -1), slice(1, None)
         inner[tuple(upper)] &= mask[tuple(lower)]
         inner[tuple(lower)] &= mask[tuple(upper)]
-        edge = [slice(None)] * mask.ndim
+        edge: list[slice | int] = [slice(None)] * mask.ndim
         for end in (0, -1):
             edge[axis] = end
             inner[tuple(edge)] = False

@@ -265,13 +265,11 @@ def _python_ints(text: str, row: int, *, where: str, ids, error) -> np.ndarray:
             value = int(token)
         except ValueError:
             raise error(
-                f"{where} has a value that is not a whole number in {row_label(row, ids)}: {show(token)}. "
-                f"{RLE_HINT}"
+                f"{where} has a value that is not a whole number in {row_label(row, ids)}: {show(token)}. {RLE_HINT}"
             ) from None
         if abs(value) >= _MAX_VALUE:
             raise error(
-                f"{where} has a number far beyond any image size in {row_label(row, ids)}: {show(token)}. "
-                f"{RLE_HINT}"
+                f"{where} has a number far beyond any image size in {row_label(row, ids)}: {show(token)}. {RLE_HINT}"
             )
         numbers.append(value)
     return np.asarray(numbers, dtype=np.int64)

@@ -76,9 +76,7 @@ def grade_gesture_levenshtein(
     """Sum of Levenshtein distances between gesture lists over the total number of true gestures."""
     pairing = _paired(submission, answers, id_column, target_column)
     ids = submission_ids(submission, id_column)
-    predicted = Sequences.from_lists(
-        integer_lists(submission[target_column], target_column, ids, answers=False)
-    )
+    predicted = Sequences.from_lists(integer_lists(submission[target_column], target_column, ids, answers=False))
     truth = Sequences.from_lists(integer_lists(answers[target_column], target_column, None, answers=True))
     total = int(truth.lens.sum())
     if total == 0:
@@ -130,9 +128,7 @@ def grade_nq_answers(
     expected = nq.expected_rows(answers)
     require_columns(submission, [id_column, target_column])
     require_row_count(submission, len(expected.ids))
-    pairing = pair_by_sorted_ids(
-        submission, pd.DataFrame({id_column: pd.Series(expected.ids, dtype="str")}), id_column
-    )
+    pairing = pair_by_sorted_ids(submission, pd.DataFrame({id_column: pd.Series(expected.ids, dtype="str")}), id_column)
     ids = submission_ids(submission, id_column)
     predicted = nq.parse_predictions(submission[target_column], target_column, ids)
     n = len(expected.ids)

@@ -42,26 +42,20 @@ def as_text_like_pandas(series: pd.Series) -> np.ndarray:
     """``series.astype(str)`` as pandas 2.2 gives it, as an object array: an empty cell becomes 'nan',
     12.0 stays '12.0'."""
     if pd.api.types.is_float_dtype(series.dtype):
-        return np.array(
-            [str(v) for v in series.to_numpy(dtype=np.float64, na_value=np.nan).tolist()], dtype=object
-        )
+        return np.array([str(v) for v in series.to_numpy(dtype=np.float64, na_value=np.nan).tolist()], dtype=object)
     if pd.api.types.is_bool_dtype(series.dtype) or pd.api.types.is_integer_dtype(series.dtype):
         if series.hasnans:  # nullable integers: pandas 2.2 would have read them as floats
             return as_text_like_pandas(series.astype(np.float64))
         return np.array([str(v) for v in series.tolist()], dtype=object)
     values = series.to_numpy(dtype=object, na_value=np.nan)
-    return np.array(
-        ["nan" if _missing(v) else v if isinstance(v, str) else str(v) for v in values], dtype=object
-    )
+    return np.array(["nan" if _missing(v) else v if isinstance(v, str) else str(v) for v in values], dtype=object)
 
 
 def _missing(value) -> bool:
     return value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value))
 
 
-def text_sequences(
-    series: pd.Series, column: str, ids: RowIds | None, *, missing: str, answers: bool
-) -> Sequences:
+def text_sequences(series: pd.Series, column: str, ids: RowIds | None, *, missing: str, answers: bool) -> Sequences:
     """The column's text as code-point sequences.
 
     ``missing="as_text"``: every cell is converted with pandas' ``astype(str)`` (an empty cell is 'nan').

@@ -66,13 +66,9 @@ class Sequences:
         offset_type = np.int32 if array.type == pa.string() else np.int64
         buffers = array.buffers()
         size = np.dtype(offset_type).itemsize
-        offsets = np.frombuffer(
-            buffers[1], dtype=offset_type, count=len(array) + 1, offset=array.offset * size
-        )
+        offsets = np.frombuffer(buffers[1], dtype=offset_type, count=len(array) + 1, offset=array.offset * size)
         first, last = (int(offsets[0]), int(offsets[-1])) if len(offsets) else (0, 0)
-        data = (
-            np.frombuffer(buffers[2], dtype=np.uint8, count=last)[first:] if last else np.zeros(0, np.uint8)
-        )
+        data = np.frombuffer(buffers[2], dtype=np.uint8, count=last)[first:] if last else np.zeros(0, np.uint8)
         if not len(data) or int(data.max()) < 0x80:  # ASCII: one byte per code point
             starts = offsets[:-1].astype(np.int64) - first
             return Sequences(data, starts, np.diff(offsets).astype(np.int64))
@@ -246,7 +242,7 @@ def _batch_distances(codes, sp, lp, st, lt, alphabet: int) -> np.ndarray:
     bits = np.minimum((64 * width - lp)[None, :] + np.arange(longest)[:, None], 64 * width - 1)
     p_rows += (bits >> 6) * entries
     bits = _BITS[bits & 63]
-    table = np.zeros(width * entries, dtype=np.uint64)
+    table: np.ndarray = np.zeros(width * entries, dtype=np.uint64)  # reshaped to (width, entries) below
     for i in range(longest):  # a pair once per line: no repeated index within one update
         table[p_rows[i]] |= bits[i]
     table = table.reshape(width, entries)

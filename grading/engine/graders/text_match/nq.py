@@ -50,7 +50,9 @@ def expected_rows(answers: pd.DataFrame | list) -> ExpectedRows:
                 if int(long_answer["start_token"]) != -1
                 else frozenset()
             )
-            short = {(int(s["start_token"]), int(s["end_token"])) for s in annotation["short_answers"]}
+            short: set[tuple[int, int] | str] = {
+                (int(s["start_token"]), int(s["end_token"])) for s in annotation["short_answers"]
+            }
             if annotation.get("yes_no_answer", "NONE") != "NONE":
                 short.add(str(annotation["yes_no_answer"]))
         except (KeyError, IndexError, TypeError, ValueError) as exc:
