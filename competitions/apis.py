@@ -7,7 +7,8 @@ from rest_framework.views import APIView
 
 from competitions import selectors
 from competitions.models import Competition
-from competitions.shipped import SPLITS, TIERS
+from grading.engine.tiers import COMPETITION_TIERS as TIERS
+from grading.engine.tiers import REGISTRY_SPLITS as SPLITS
 from portal.api.exception_handler import ApiError
 
 

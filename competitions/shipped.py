@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grading.engine.medals import Thresholds, read_leaderboard
+from grading.engine.tiers import COMPETITION_TIERS, REGISTRY_SPLITS
 
 DATA_ROOT = Path(__file__).resolve().parent / "data"
-SPLITS = ("low", "medium", "high", "split75", "dev")
-TIERS = ("low", "medium", "high")
 
 
 @dataclass(frozen=True)
@@ -61,7 +60,7 @@ def read_benchmark(folder: Path = DATA_ROOT / "mlebench-v1") -> ShippedBenchmark
     graders = json.loads(graders_file.read_text()) if graders_file.exists() else {}
     split_members = {
         split: set((folder / "splits" / f"{split}.txt").read_text().split())
-        for split in SPLITS
+        for split in REGISTRY_SPLITS
         if (folder / "splits" / f"{split}.txt").exists()
     }
     official = _official_thresholds(folder / "official_thresholds.csv")
@@ -74,8 +73,8 @@ def read_benchmark(folder: Path = DATA_ROOT / "mlebench-v1") -> ShippedBenchmark
             ShippedCompetition(
                 slug=slug,
                 name=entry["name"],
-                tier=entry["tier"] if entry["tier"] in TIERS else "",
-                splits=[split for split in SPLITS if slug in split_members.get(split, ())],
+                tier=entry["tier"] if entry["tier"] in COMPETITION_TIERS else "",
+                splits=[split for split in REGISTRY_SPLITS if slug in split_members.get(split, ())],
                 category=entry.get("category") or "",
                 metric=entry["metric"],
                 metric_family=entry.get("metric_family") or "",

@@ -2,7 +2,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from competitions import selectors
-from competitions.shipped import TIERS
+from grading.engine.tiers import COMPETITION_TIERS as TIERS
 
 
 def competition_list(request: HttpRequest) -> HttpResponse:

@@ -8,7 +8,7 @@ message names what is wrong and where.
 from grading.bundles.archive import ExtractedArchive, extract_archive
 from grading.bundles.bundle import Bundle, read_bundle
 from grading.bundles.errors import CODES, BundleError
-from grading.bundles.layout import BundleLayout, Run, RunGroup, discover_layout
+from grading.bundles.layout import BundleLayout, BundleRun, RunGroup, discover_layout
 from grading.bundles.limits import Limits
 from grading.bundles.manifest import SPLITS, Manifest, load_manifest, parse_manifest
 from grading.bundles.seeds import RULE_TEXT, SeededRun, assign_seeds
@@ -23,7 +23,7 @@ __all__ = [
     "ExtractedArchive",
     "Limits",
     "Manifest",
-    "Run",
+    "BundleRun",
     "RunGroup",
     "SeededRun",
     "assign_seeds",

@@ -31,7 +31,7 @@ _SHOWN = 10  # how many offending names a message lists before "and N more"
 
 
 @dataclass(frozen=True, kw_only=True)
-class Run:
+class BundleRun:
     run_group: str
     # The run folder's name, "<competition_id>_<uuid>": MLE-bench keys metadata.json's "runs" by it.
     run_id: str
@@ -51,7 +51,7 @@ class RunGroup:
     path: Path
     metadata: Mapping[str, Any] | None
     grading_report: Path | None
-    runs: tuple[Run, ...]
+    runs: tuple[BundleRun, ...]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,7 +62,7 @@ class BundleLayout:
     ignored: tuple[str, ...]  # files not looked at, relative to root
 
     @property
-    def runs(self) -> tuple[Run, ...]:
+    def runs(self) -> tuple[BundleRun, ...]:
         return tuple(run for group in self.run_groups for run in group.runs)
 
     @property
@@ -85,7 +85,7 @@ def discover_layout(*, root: Path, known_competition_ids: Collection[str]) -> Bu
         raise BundleError("no_runs", "the bundle has no runs/ folder next to manifest.json")
     groups: list[RunGroup] = []
     bad_names: list[str] = []
-    unknown: list[Run] = []
+    unknown: list[BundleRun] = []
     for entry in sorted(os.scandir(runs_dir), key=lambda e: e.name):
         if not entry.is_dir(follow_symlinks=False):
             ignored.append(f"runs/{entry.name}")
@@ -182,7 +182,9 @@ def _run_group(path: Path, *, ignored: list[str], bad_names: list[str]) -> RunGr
     )
 
 
-def _run(path: Path, *, group: str, competition_id: str, metadata: Mapping[str, Any] | None, ignored: list[str]) -> Run:
+def _run(
+    path: Path, *, group: str, competition_id: str, metadata: Mapping[str, Any] | None, ignored: list[str]
+) -> BundleRun:
     submission = path / "submission" / "submission.csv"
     run_log = path / "run.log"
     logs, code = [], []
@@ -194,7 +196,7 @@ def _run(path: Path, *, group: str, competition_id: str, metadata: Mapping[str, 
         elif file not in ("submission/submission.csv", "run.log"):
             ignored.append(f"runs/{group}/{path.name}/{file}")
     entry = ((metadata or {}).get("runs") or {}).get(path.name)
-    return Run(
+    return BundleRun(
         run_group=group,
         run_id=path.name,
         competition_id=competition_id,

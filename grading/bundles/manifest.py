@@ -18,9 +18,9 @@ from urllib.parse import urlsplit
 
 from grading.bundles.errors import BundleError, kind_of, show_value
 from grading.engine import safe_json
+from grading.engine.tiers import SPLITS
 
 SCHEMA: Final = "bundle-v1"
-SPLITS: Final = ("low", "medium", "high", "split75")
 MAX_MANIFEST_BYTES: Final = 1024 * 1024  # a manifest is a few hundred bytes; this only bounds memory
 
 # What a manifest may claim. Generous (many times the reference setup of 24 h, 36 vCPUs, 440 GB, one A10),

@@ -37,7 +37,7 @@ Source = Literal["metadata", "manifest", "order"]
 
 
 class SeedCandidate(Protocol):
-    """What the rule needs to know about a run; layout.Run has it."""
+    """What the rule needs to know about a run; layout.BundleRun has it."""
 
     @property
     def competition_id(self) -> str: ...

@@ -7,8 +7,12 @@ column of the board. The tiers Low (= Lite), Medium and High are the splits of t
 from typing import Final
 
 TIERS: Final = ("low", "medium", "high", "all")
+# The tier a competition belongs to in the registry (All is not one: it is every competition).
+COMPETITION_TIERS: Final = ("low", "medium", "high")
 TIER_LABELS: Final = {"low": "Low (Lite)", "medium": "Medium", "high": "High", "all": "All"}
 SPLITS: Final = ("low", "medium", "high", "split75")
+# The registry also ships MLE-bench's small "dev" split (for trying the tools); no bundle can claim it.
+REGISTRY_SPLITS: Final = (*SPLITS, "dev")
 TIER_SPLITS: Final = {"low": "low", "medium": "medium", "high": "high", "all": "split75"}
 # The tiers a bundle of each split is listed in: split75 covers every competition, so every tier.
 SPLIT_TIERS: Final = {"low": ("low",), "medium": ("medium",), "high": ("high",), "split75": TIERS}

@@ -3,8 +3,8 @@
 One module per metric family, or a package where a family needs helpers of its own (``detection``,
 ``segmentation``, ``text_match``, ``regression``, ``ranking``, ``correlation``: the package imports its
 grader modules). Every public module and package here is imported below, so adding a family is adding one.
-Shared validation lives in ``_checks`` (columns, numbers, ranges, row sums), ``ids`` (matching submission
-ids to answer ids), ``_labels`` (class labels) and ``_prob_checks`` (probability rows).
+Shared validation lives in ``_validation`` (columns, numbers, ranges, row sums), ``ids`` (matching submission
+ids to answer ids), ``_labels`` (class labels) and ``_prob_validation`` (probability rows).
 """
 
 import importlib

@@ -21,13 +21,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from grading.engine.graders._checks import (
-    grader_function,
-    require_answers_columns,
-    require_columns,
-    require_row_count,
-    submission_ids,
-)
 from grading.engine.graders._labels import (
     combined_type,
     equal_labels,
@@ -35,6 +28,13 @@ from grading.engine.graders._labels import (
     label_values,
     labels_of,
     paired_integer_labels,
+)
+from grading.engine.graders._validation import (
+    grader_function,
+    require_answers_columns,
+    require_columns,
+    require_row_count,
+    submission_ids,
 )
 from grading.engine.graders.ids import Pairing, pair_by_sorted_ids
 from grading.engine.registry import register

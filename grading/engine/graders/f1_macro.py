@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from grading.engine.graders._checks import grader_function
 from grading.engine.graders._labels import integer_labels, paired_integer_labels
+from grading.engine.graders._validation import grader_function
 from grading.engine.registry import register
 
 

@@ -15,13 +15,13 @@ import numpy as np
 import pandas as pd
 
 from grading.engine.errors import InvalidSubmission
-from grading.engine.graders._checks import (
+from grading.engine.graders._labels import combined_type, label_values, labels_of, require_same_kind
+from grading.engine.graders._validation import (
     grader_function,
     require_answers_columns,
     require_columns,
     submission_ids,
 )
-from grading.engine.graders._labels import combined_type, label_values, labels_of, require_same_kind
 from grading.engine.graders.ids import Pairing, pair_by_sorted_ids
 from grading.engine.registry import register
 

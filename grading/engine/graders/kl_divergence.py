@@ -28,7 +28,8 @@ import numpy as np
 import pandas as pd
 
 from grading.engine.errors import InvalidSubmission
-from grading.engine.graders._checks import (
+from grading.engine.graders._prob_validation import require_rows_round_to_one, require_same_id_set, row_sums
+from grading.engine.graders._validation import (
     MAX_EXAMPLES,
     AnswersProblem,
     describe_columns,
@@ -42,7 +43,6 @@ from grading.engine.graders._checks import (
     show,
     submission_ids,
 )
-from grading.engine.graders._prob_checks import require_rows_round_to_one, require_same_id_set, row_sums
 from grading.engine.graders.ids import Pairing, pair_by_sorted_position
 from grading.engine.registry import register
 

@@ -22,7 +22,8 @@ import pandas as pd
 from scipy.special import xlogy
 
 from grading.engine.errors import InvalidSubmission
-from grading.engine.graders._checks import (
+from grading.engine.graders._prob_validation import require_rows_round_to_one
+from grading.engine.graders._validation import (
     AnswersProblem,
     describe_columns,
     grader_function,
@@ -39,7 +40,6 @@ from grading.engine.graders._checks import (
     show,
     submission_ids,
 )
-from grading.engine.graders._prob_checks import require_rows_round_to_one
 from grading.engine.graders.ids import Pairing, in_reference_order, pair_by_sorted_ids
 from grading.engine.registry import register
 

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from grading.engine.errors import InvalidSubmission
-from grading.engine.graders._checks import (
+from grading.engine.graders._validation import (
     grader_function,
     numeric_values,
     require_answers_columns,

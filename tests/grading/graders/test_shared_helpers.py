@@ -8,7 +8,7 @@ import pytest
 
 from grading.engine.errors import InvalidSubmission
 from grading.engine.graders import ids as _ids
-from grading.engine.graders._checks import float_values_like_sklearn, numeric_values, require_rows_sum_to_one
+from grading.engine.graders._validation import float_values_like_sklearn, numeric_values, require_rows_sum_to_one
 
 STORAGES = ["pyarrow", "python"]
 

@@ -35,7 +35,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from grading.engine.graders._checks import (
+from grading.engine.graders._labels import combined_type, label_values, labels_of, require_same_kind
+from grading.engine.graders._validation import (
     AnswersProblem,
     InvalidSubmission,
     describe_columns,
@@ -50,7 +51,6 @@ from grading.engine.graders._checks import (
     show,
     submission_ids,
 )
-from grading.engine.graders._labels import combined_type, label_values, labels_of, require_same_kind
 from grading.engine.graders.correlation.kendall import kendall_tau_of_orders, text_cells
 from grading.engine.graders.ids import Pairing, pair_by_sorted_ids, pair_by_sorted_position
 from grading.engine.registry import register

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from grading.engine.errors import InvalidSubmission
-from grading.engine.graders._checks import MAX_EXAMPLES, RowIds, plural, row_label, show
+from grading.engine.graders._validation import MAX_EXAMPLES, RowIds, plural, row_label, show
 
 _BRUTE_BLOCK = 32
 

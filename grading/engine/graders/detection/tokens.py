@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from grading.engine.errors import AnswersProblem, InvalidSubmission
-from grading.engine.graders._checks import MAX_EXAMPLES, RowIds, plural, row_label, show
+from grading.engine.graders._validation import MAX_EXAMPLES, RowIds, plural, row_label, show
 
 try:  # pandas keeps text in Arrow buffers when pyarrow is installed: split and convert it there
     import pyarrow as pa

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from grading.engine.graders._checks import MAX_EXAMPLES, plural, show, show_many
+from grading.engine.graders._validation import MAX_EXAMPLES, plural, show, show_many
 from grading.engine.graders.ids.columns import _comparable, _ids_of, _is_numeric, _prepare_pair
 from grading.engine.graders.ids.keys import _hash
 

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from grading.engine.errors import InvalidSubmission
-from grading.engine.graders._checks import (
+from grading.engine.graders._validation import (
     MAX_EXAMPLES,
     AnswersProblem,
     describe_columns,

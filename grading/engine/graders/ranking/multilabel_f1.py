@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from grading.engine.graders._checks import (
+from grading.engine.graders._validation import (
     grader_function,
     require_answers_columns,
     require_columns,

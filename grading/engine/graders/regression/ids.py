@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from grading.engine.errors import AnswersProblem, InvalidSubmission
-from grading.engine.graders._checks import MAX_EXAMPLES, plural, show, show_many
+from grading.engine.graders._validation import MAX_EXAMPLES, plural, show, show_many
 
 
 def merge_rows_by_id_set(

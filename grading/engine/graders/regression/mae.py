@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from grading.engine.errors import InvalidSubmission
-from grading.engine.graders._checks import (
+from grading.engine.graders._validation import (
     float_values_like_sklearn,
     grader_function,
     require_answers_columns,

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from grading.engine.errors import InvalidSubmission
-from grading.engine.graders._checks import (
+from grading.engine.graders._validation import (
     grader_function,
     require_answers_columns,
     require_columns,

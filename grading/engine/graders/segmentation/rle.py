@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from grading.engine.errors import InvalidSubmission
-from grading.engine.graders._checks import MAX_EXAMPLES, RowIds, plural, row_label, show
+from grading.engine.graders._validation import MAX_EXAMPLES, RowIds, plural, row_label, show
 
 RLE_HINT = (
     "Write each mask as 'start length' pairs separated by spaces, with 1-based starts in increasing "

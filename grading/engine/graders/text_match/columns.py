@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from grading.engine.graders._checks import (
+from grading.engine.graders._validation import (
     MAX_EXAMPLES,
     AnswersProblem,
     InvalidSubmission,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from grading.engine.graders._checks import (
+from grading.engine.graders._validation import (
     MAX_EXAMPLES,
     AnswersProblem,
     InvalidSubmission,

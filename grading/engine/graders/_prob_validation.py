@@ -1,6 +1,6 @@
 """Checks shared by the probability graders (log loss, KL divergence, AUC variants, pF-beta).
 
-Like ``_checks``, every helper only reads its inputs and raises :class:`InvalidSubmission` with a message
+Like ``_validation``, every helper only reads its inputs and raises :class:`InvalidSubmission` with a message
 that says what is wrong, where and what to do.
 """
 
@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from grading.engine.errors import InvalidSubmission
-from grading.engine.graders._checks import MAX_EXAMPLES, RowIds, plural, row_label, show, show_many
+from grading.engine.graders._validation import MAX_EXAMPLES, RowIds, plural, row_label, show, show_many
 from grading.engine.graders.ids import id_objects
 
 
