@@ -1,6 +1,8 @@
 """GET /api/v1/leaderboard/ (SPEC §6): the rows of a board as on the page, cached until the next refresh."""
 
 import json
+import threading
+import time
 
 from django.core.cache import cache
 from django.http import HttpResponse
@@ -15,6 +17,25 @@ from leaderboard import exports, selectors
 from leaderboard.selectors import BOARDS, RESOURCE_FILTERS, VERIFIED_FILTERS, BadQuery, BoardQuery
 from portal.api.exception_handler import ApiError
 
+# Each process also keeps the bodies it served last (a comparable board's page is about half a megabyte), so that
+# a busy board is not fetched from Redis on every request: keyed like the shared cache and kept no longer.
+MEMO_BYTES = 32 * 1024 * 1024
+_memo: dict[str, tuple[float, bytes]] = {}
+_memo_lock = threading.Lock()
+
+
+def _memo_get(key: str) -> bytes | None:
+    found = _memo.get(key)
+    return found[1] if found and found[0] > time.monotonic() else None
+
+
+def _memo_put(key: str, body: bytes) -> None:
+    with _memo_lock:
+        _memo.pop(key, None)
+        _memo[key] = (time.monotonic() + selectors.CACHE_SECONDS, body)
+        while len(_memo) > 1 and sum(len(kept) for _, kept in _memo.values()) > MEMO_BYTES:
+            del _memo[next(iter(_memo))]  # the oldest first
+
 
 class LeaderboardApi(APIView):
     permission_classes = [AllowAny]
@@ -23,10 +44,18 @@ class LeaderboardApi(APIView):
         parameters=[
             OpenApiParameter("board", enum=list(BOARDS), required=False, description="default comparable"),
             OpenApiParameter("tier", enum=list(TIERS), required=False, description="default all"),
-            OpenApiParameter("excluding_leaky", enum=["yes", "no"], required=False,
-                             description="recompute the figures without the known-leaky competitions"),
-            OpenApiParameter("sort", str, required=False,
-                             description=f"one of {', '.join(selectors.SORTS)}; '-' in front for descending"),
+            OpenApiParameter(
+                "excluding_leaky",
+                enum=["yes", "no"],
+                required=False,
+                description="recompute the figures without the known-leaky competitions",
+            ),
+            OpenApiParameter(
+                "sort",
+                str,
+                required=False,
+                description=f"one of {', '.join(selectors.SORTS)}; '-' in front for descending",
+            ),
             OpenApiParameter("date_from", OpenApiTypes.DATE, required=False),
             OpenApiParameter("date_to", OpenApiTypes.DATE, required=False),
             OpenApiParameter("runtime_max", float, required=False, description="hours"),
@@ -44,12 +73,19 @@ class LeaderboardApi(APIView):
         try:
             query = BoardQuery.from_params(request.query_params)
         except BadQuery as exc:
-            raise ApiError(status_code=400, code="invalid", message=str(exc), details={"parameter": exc.parameter})
-        key = f"leaderboard:api:{selectors.board_version()}:{query.cache_key()}"
+            raise ApiError(
+                status_code=400, code="invalid", message=str(exc), details={"parameter": exc.parameter}
+            ) from None
+        key = f"leaderboard:api:{selectors.board_stamp()}:{query.cache_key()}"
+        body = _memo_get(key)
+        if body is not None:
+            return HttpResponse(body, content_type="application/json")
         body = cache.get(key)
         if body is None:
             page = selectors.board_page(query)
-            body = json.dumps({**selectors.board_meta(page), "rows": [exports.api_row(r) for r in page.rows]},
-                              allow_nan=False).encode()
+            body = json.dumps(
+                {**selectors.board_meta(page), "rows": [exports.api_row(r) for r in page.rows]}, allow_nan=False
+            ).encode()
             cache.set(key, body, selectors.CACHE_SECONDS)
+        _memo_put(key, body)
         return HttpResponse(body, content_type="application/json")

@@ -34,8 +34,9 @@ def _ranks(values: np.ndarray) -> np.ndarray:
     return len(values) - np.searchsorted(ordered, values, side="right") + 1
 
 
-def rank_intervals(per_seed: Sequence[Sequence[float]], *, replicates: int = REPLICATES, level: float = LEVEL,
-                   random_seed: int = 0) -> list[RankInterval]:
+def rank_intervals(
+    per_seed: Sequence[Sequence[float]], *, replicates: int = REPLICATES, level: float = LEVEL, random_seed: int = 0
+) -> list[RankInterval]:
     """One RankInterval per entry, in the order given; each entry needs at least one seed."""
     n = len(per_seed)
     if n == 0:
@@ -63,6 +64,12 @@ def rank_intervals(per_seed: Sequence[Sequence[float]], *, replicates: int = REP
     for i in range(n):
         overlapping = (low <= high[i]) & (high >= low[i])
         overlapping[i] = False
-        result.append(RankInterval(rank=int(point[i]), low=int(min(low[i], point[i])),
-                                   high=int(max(high[i], point[i])), tied_with=np.nonzero(overlapping)[0].tolist()))
+        result.append(
+            RankInterval(
+                rank=int(point[i]),
+                low=int(min(low[i], point[i])),
+                high=int(max(high[i], point[i])),
+                tied_with=np.nonzero(overlapping)[0].tolist(),
+            )
+        )
     return result

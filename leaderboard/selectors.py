@@ -6,14 +6,15 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import date
+from typing import Any
+from urllib.parse import urlencode
 
 from django.core.cache import cache
 from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
 from django.urls import reverse
-from urllib.parse import urlencode
 
-from grading.engine.aggregation import format_mean_sem
 from competitions.models import Competition, KnownIssue
+from grading.engine.aggregation import format_mean_sem
 from grading.engine.tiers import TIER_LABELS, TIER_SPLITS, TIERS
 from grading.models import Run, Submission
 from leaderboard.models import BoardRow, BoardState, Entry
@@ -27,11 +28,23 @@ MAX_PAGE_SIZE = 1000
 CACHE_SECONDS = 300
 # Column -> ORDER BY (ascending); "low" … "all" sort by that tier's figure. Missing values sort last.
 SORTS: dict[str, str] = {
-    "rank": "rank", "agent": "entry__agent", "team": "entry__team", "llms": "entry__llms_text",
-    "any_medal": "any_medal_mean", "seeds": "seeds", "runtime": "entry__runtime_hours", "date": "entry__date",
-    "hardware": "entry__gpu_count", "vcpus": "entry__vcpus", "ram": "entry__ram_gb",
-    "internet": "entry__internet_access", "open_source": "entry__open_source", "version": "entry__benchmark_version",
-    "test_set": "entry__test_set_info", "verified": "entry__verified", "resources": "entry__resources",
+    "rank": "rank",
+    "agent": "entry__agent",
+    "team": "entry__team",
+    "llms": "entry__llms_text",
+    "any_medal": "any_medal_mean",
+    "seeds": "seeds",
+    "runtime": "entry__runtime_hours",
+    "date": "entry__date",
+    "hardware": "entry__gpu_count",
+    "vcpus": "entry__vcpus",
+    "ram": "entry__ram_gb",
+    "internet": "entry__internet_access",
+    "open_source": "entry__open_source",
+    "version": "entry__benchmark_version",
+    "test_set": "entry__test_set_info",
+    "verified": "entry__verified",
+    "resources": "entry__resources",
     **{tier: f"tier_{tier}" for tier in TIERS},
 }
 
@@ -112,10 +125,16 @@ class BoardQuery:
             raise BadQuery("sort", f"sort must be one of {', '.join(SORTS)}, with '-' in front for descending")
         runtime = _number(params, "runtime_max", minimum=0)
         return cls(
-            board=_choice(params, "board", BOARDS, "comparable"), tier=_choice(params, "tier", TIERS, "all"),
-            excluding_leaky=bool(_yes_no(params, "excluding_leaky")), sort=sort, descending=descending,
-            date_from=_date(params, "date_from"), date_to=_date(params, "date_to"), runtime_max=runtime,
-            llm=params.get("llm", "").strip()[:200], hardware=params.get("hardware", "").strip()[:200],
+            board=_choice(params, "board", BOARDS, "comparable"),
+            tier=_choice(params, "tier", TIERS, "all"),
+            excluding_leaky=bool(_yes_no(params, "excluding_leaky")),
+            sort=sort,
+            descending=descending,
+            date_from=_date(params, "date_from"),
+            date_to=_date(params, "date_to"),
+            runtime_max=runtime,
+            llm=params.get("llm", "").strip()[:200],
+            hardware=params.get("hardware", "").strip()[:200],
             open_source=_yes_no(params, "open_source"),
             verified=_choice(params, "verified", ("", *VERIFIED_FILTERS), ""),
             resources=_choice(params, "resources", ("", *RESOURCE_FILTERS), ""),
@@ -161,13 +180,24 @@ def board_version() -> int:
     return state or 0
 
 
+def board_stamp() -> str:
+    """The board's version and the time of its last refresh: unlike the version alone, never the same for two
+    states of the board, even when the database is recreated (as each test does) or restored."""
+    state = BoardState.objects.filter(pk=1).values_list("version", "refreshed_at").first()
+    if state is None:
+        return "0"
+    version, refreshed_at = state
+    return f"{version}@{refreshed_at.timestamp() if refreshed_at else ''}"
+
+
 def _rows(query: BoardQuery) -> QuerySet[BoardRow]:
     # An entry leaves the board when its refresh runs; until then the status keeps an unpublished one out.
-    rows = BoardRow.objects.filter(tier=query.tier, excluding_leaky=query.excluding_leaky,
-                                   entry__submission__status=Submission.Status.PUBLISHED).select_related("entry")
+    rows = BoardRow.objects.filter(
+        tier=query.tier, excluding_leaky=query.excluding_leaky, entry__submission__status=Submission.Status.PUBLISHED
+    ).select_related("entry")
     if query.board != "all":
         rows = rows.filter(board=query.board)
-    entry = {}
+    entry: dict[str, object] = {}
     if query.date_from:
         entry["entry__date__gte"] = query.date_from
     if query.date_to:
@@ -189,9 +219,17 @@ def _rows(query: BoardQuery) -> QuerySet[BoardRow]:
     rows = rows.filter(**entry)
     column = SORTS.get(query.sort, "")
     if column.startswith("tier_"):
-        rows = rows.annotate(**{column: Subquery(
-            BoardRow.objects.filter(entry=OuterRef("entry"), tier=column.removeprefix("tier_"),
-                                    excluding_leaky=query.excluding_leaky).values("any_medal_mean")[:1])})
+        rows = rows.annotate(
+            **{
+                column: Subquery(
+                    BoardRow.objects.filter(
+                        entry=OuterRef("entry"),
+                        tier=column.removeprefix("tier_"),
+                        excluding_leaky=query.excluding_leaky,
+                    ).values("any_medal_mean")[:1]
+                )
+            }
+        )
     if not query.sort:
         if query.board == "comparable":
             return rows.order_by(F("rank").asc(nulls_last=True), "-any_medal_mean", "entry__date", "pk")
@@ -215,8 +253,13 @@ def _cell(variants: dict | None) -> dict | None:
     if not variants or not variants.get("uses"):
         return None
     agg = variants[variants["uses"]]
-    return {"text": format_mean_sem(agg), "seeds": agg["seeds"], "padded": variants["uses"] == "padded",
-            "mean": agg["any_medal"]["mean"], "sem": agg["any_medal"]["sem"]}
+    return {
+        "text": format_mean_sem(agg),
+        "seeds": agg["seeds"],
+        "padded": variants["uses"] == "padded",
+        "mean": agg["any_medal"]["mean"],
+        "sem": agg["any_medal"]["sem"],
+    }
 
 
 def _view(row: BoardRow, query: BoardQuery) -> dict:
@@ -224,21 +267,41 @@ def _view(row: BoardRow, query: BoardQuery) -> dict:
     variant = "excluding_leaky" if query.excluding_leaky else "all"
     tiers = {tier: (entry.tiers.get(tier) or {}).get(variant) for tier in TIERS}
     return {
-        "entry_id": entry.pk, "submission_id": entry.submission_id, "board": entry.board,
+        "entry_id": entry.pk,
+        "submission_id": entry.submission_id,
+        "board": entry.board,
         "comparable": entry.board == Entry.Board.COMPARABLE,
-        "rank": row.rank, "rank_low": row.rank_low, "rank_high": row.rank_high, "tied_with": row.tied_with,
+        "rank": row.rank,
+        "rank_low": row.rank_low,
+        "rank_high": row.rank_high,
+        "tied_with": row.tied_with,
         "tied_text": _ranks_text(row.tied_with),
-        "agent": entry.agent, "agent_version": entry.agent_version, "team": entry.team, "llms": entry.llms,
-        "date": entry.date.isoformat(), "runtime_hours": entry.runtime_hours, "hardware": entry.hardware,
-        "hardware_text": entry.hardware_text, "internet_access": entry.internet_access,
-        "open_source": entry.open_source, "source_url": entry.source_url,
-        "benchmark_version": entry.benchmark_version, "test_set_info": entry.test_set_info,
-        "resources": entry.resources, "verified": entry.verified,
-        "verified_label": entry.get_verified_display(), "padded": entry.padded,
-        "uses": row.uses, "seeds": row.seeds, "any_medal": {"mean": row.any_medal_mean, "sem": row.any_medal_sem},
+        "agent": entry.agent,
+        "agent_version": entry.agent_version,
+        "team": entry.team,
+        "llms": entry.llms,
+        "date": entry.date.isoformat(),
+        "runtime_hours": entry.runtime_hours,
+        "hardware": entry.hardware,
+        "hardware_text": entry.hardware_text,
+        "internet_access": entry.internet_access,
+        "open_source": entry.open_source,
+        "source_url": entry.source_url,
+        "benchmark_version": entry.benchmark_version,
+        "test_set_info": entry.test_set_info,
+        "resources": entry.resources,
+        "verified": entry.verified,
+        "verified_label": entry.get_verified_display(),
+        "padded": entry.padded,
+        "uses": row.uses,
+        "seeds": row.seeds,
+        "any_medal": {"mean": row.any_medal_mean, "sem": row.any_medal_sem},
         "cells": {tier: _cell(v) for tier, v in tiers.items()},
-        "tiers": {tier: {**v[v["uses"]], "padded": v["uses"] == "padded", "uses": v["uses"]}
-                  for tier, v in tiers.items() if v and v.get("uses")},
+        "tiers": {
+            tier: {**v[v["uses"]], "padded": v["uses"] == "padded", "uses": v["uses"]}
+            for tier, v in tiers.items()
+            if v and v.get("uses")
+        },
         "footnotes": entry.footnotes,
         "url": reverse("leaderboard_entry", args=[entry.pk]),
     }
@@ -264,12 +327,18 @@ def board_page(query: BoardQuery) -> BoardPage:
     rows = _rows(query)
     count = rows.count()
     start = (query.page - 1) * query.page_size
-    views = [_view(row, query) for row in rows[start: start + query.page_size]]
+    views = [_view(row, query) for row in rows[start : start + query.page_size]]
     notes: dict[str, int] = {}
     for view in views:
         view["footnote_numbers"] = [notes.setdefault(note, len(notes) + 1) for note in view["footnotes"]]
-    page = BoardPage(query=query, rows=views, count=count, pages=max(1, math.ceil(count / query.page_size)),
-                     version=version, footnotes=list(notes))
+    page = BoardPage(
+        query=query,
+        rows=views,
+        count=count,
+        pages=max(1, math.ceil(count / query.page_size)),
+        version=version,
+        footnotes=list(notes),
+    )
     cache.set(key, page, CACHE_SECONDS)
     return page
 
@@ -281,9 +350,32 @@ def tier_labels() -> dict[str, str]:
 def board_points(query: BoardQuery) -> list[dict]:
     """Every row of the query's board (all pages) as a point of the over-time plot."""
     rows = _rows(replace(query, sort="date", descending=False)).values(
-        "entry__agent", "entry__date", "any_medal_mean", "any_medal_sem", "board")
-    return [{"agent": r["entry__agent"], "date": r["entry__date"].isoformat(), "mean": r["any_medal_mean"],
-             "sem": r["any_medal_sem"], "comparable": r["board"] == Entry.Board.COMPARABLE} for r in rows]
+        "entry__agent", "entry__date", "any_medal_mean", "any_medal_sem", "board"
+    )
+    return [
+        {
+            "agent": r["entry__agent"],
+            "date": r["entry__date"].isoformat(),
+            "mean": r["any_medal_mean"],
+            "sem": r["any_medal_sem"],
+            "comparable": r["board"] == Entry.Board.COMPARABLE,
+        }
+        for r in rows
+    ]
+
+
+def board_figures(query: BoardQuery, page: BoardPage) -> tuple[list[dict], dict]:
+    """The over-time points (every row of the query's board) and the medal heatmap of a board page, cached like
+    the page until the next refresh."""
+    key = f"leaderboard:figures:{page.version}:{query.cache_key()}"
+    cached = cache.get(key)
+    if cached is None:
+        cached = (
+            board_points(query),
+            medal_frequency(rows=page.rows, tier=query.tier, excluding_leaky=query.excluding_leaky),
+        )
+        cache.set(key, cached, CACHE_SECONDS)
+    return cached
 
 
 def medal_frequency(*, rows: list[dict], tier: str, excluding_leaky: bool, most: int = 30) -> dict:
@@ -294,30 +386,49 @@ def medal_frequency(*, rows: list[dict], tier: str, excluding_leaky: bool, most:
         return {"competitions": [], "entries": [], "frequency": []}
     submission_ids = [row["submission_id"] for row in chosen]
     benchmark_ids = set(Submission.objects.filter(pk__in=submission_ids).values_list("benchmark_id", flat=True))
-    competitions = sorted(slug for slug, splits in Competition.objects.filter(benchmark_id__in=benchmark_ids)
-                          .values_list("slug", "splits") if TIER_SPLITS[tier] in splits)
+    competitions = sorted(
+        slug
+        for slug, splits in Competition.objects.filter(benchmark_id__in=benchmark_ids).values_list("slug", "splits")
+        if TIER_SPLITS[tier] in splits
+    )
     if excluding_leaky:
-        leaky = set(KnownIssue.objects.filter(benchmark_id__in=benchmark_ids, kind=KnownIssue.Kind.LEAK)
-                    .values_list("competition_slug", flat=True))
+        leaky = set(
+            KnownIssue.objects.filter(benchmark_id__in=benchmark_ids, kind=KnownIssue.Kind.LEAK).values_list(
+                "competition_slug", flat=True
+            )
+        )
         competitions = [c for c in competitions if c not in leaky]
     claimed_only = {row["submission_id"] for row in chosen if row["verified"] == Entry.Verified.SELF_REPORTED}
-    runs = Counter()
-    medals = Counter()
-    regraded = (Run.objects.filter(submission_id__in=set(submission_ids) - claimed_only, competition__slug__in=competitions)
-                .values("submission_id", "competition__slug").annotate(runs=Count("pk"),
-                                                                      medals=Count("pk", filter=Q(any_medal=True))))
+    runs: Counter[tuple[int, str]] = Counter()
+    medals: Counter[tuple[int, str]] = Counter()
+    regraded = (
+        Run.objects.filter(submission_id__in=set(submission_ids) - claimed_only, competition__slug__in=competitions)
+        .values("submission_id", "competition__slug")
+        .annotate(runs=Count("pk"), medals=Count("pk", filter=Q(any_medal=True)))
+    )
     for found in regraded:
         key = (found["submission_id"], found["competition__slug"])
         runs[key], medals[key] = found["runs"], found["medals"]
     for run in Run.objects.filter(submission_id__in=claimed_only, competition__slug__in=competitions).values(
-            "submission_id", "competition__slug", "claimed"):
+        "submission_id", "competition__slug", "claimed"
+    ):
         key = (run["submission_id"], run["competition__slug"])
         runs[key] += 1
         medals[key] += any((run["claimed"] or {}).get(m) for m in ("gold_medal", "silver_medal", "bronze_medal"))
-    frequency = [[medals[(row["submission_id"], c)] / runs[(row["submission_id"], c)]
-                  if runs[(row["submission_id"], c)] else None for row in chosen] for c in competitions]
-    return {"competitions": competitions, "entries": [f"{row['agent']} #{row['entry_id']}" for row in chosen],
-            "frequency": frequency}
+    frequency = [
+        [
+            medals[(row["submission_id"], c)] / runs[(row["submission_id"], c)]
+            if runs[(row["submission_id"], c)]
+            else None
+            for row in chosen
+        ]
+        for c in competitions
+    ]
+    return {
+        "competitions": competitions,
+        "entries": [f"{row['agent']} #{row['entry_id']}" for row in chosen],
+        "frequency": frequency,
+    }
 
 
 MEDALS = ("gold", "silver", "bronze")
@@ -340,8 +451,11 @@ def _medal(report: dict | None) -> str:
 def _thresholds(report: dict | None) -> str:
     if not report:
         return ""
-    parts = [f"{name} {report[f'{name}_threshold']}" for name in (*MEDALS, "median")
-             if report.get(f"{name}_threshold") is not None]
+    parts = [
+        f"{name} {report[f'{name}_threshold']}"
+        for name in (*MEDALS, "median")
+        if report.get(f"{name}_threshold") is not None
+    ]
     return ", ".join(parts)
 
 
@@ -349,8 +463,11 @@ def entry_get(*, entry_id: int) -> Entry:
     """A published entry (anyone may see it), or Http404."""
     from django.http import Http404
 
-    entry = Entry.objects.select_related("submission__team", "submission__benchmark").filter(
-        pk=entry_id, submission__status=Submission.Status.PUBLISHED).first()
+    entry = (
+        Entry.objects.select_related("submission__team", "submission__benchmark")
+        .filter(pk=entry_id, submission__status=Submission.Status.PUBLISHED)
+        .first()
+    )
     if entry is None:
         raise Http404(f"No published entry {entry_id}.")
     return entry
@@ -365,23 +482,37 @@ class SeedMatrix:
 def entry_matrix(entry: Entry) -> SeedMatrix:
     """Competition × seed: medal class, score, thresholds, claimed against re-graded."""
     self_reported = entry.verified == Entry.Verified.SELF_REPORTED
-    runs = list(Run.objects.filter(submission_id=entry.submission_id).select_related("competition")
-                .order_by("competition__slug", "seed"))
+    # Plain rows with the competition's slug and tier, not model instances (the competition's other columns hold
+    # whole leaderboards as JSON). Typed loosely: django-stubs mistypes named rows that span a relation.
+    runs: list[Any] = list(
+        Run.objects.filter(submission_id=entry.submission_id)
+        .order_by("competition__slug", "seed")
+        .values_list(
+            "competition__slug", "competition__tier", "seed", "run_group", "run_id", "claimed", "regraded", named=True
+        )
+    )
     seeds = sorted({run.seed for run in runs})
     by_competition: dict[str, dict] = {}
     for run in runs:
         regraded, claimed = run.regraded or None, run.claimed or None
         shown = claimed if self_reported else regraded
-        row = by_competition.setdefault(run.competition.slug, {
-            "competition": run.competition.slug, "tier": run.competition.tier, "cells": {}})
+        row = by_competition.setdefault(
+            run.competition__slug, {"competition": run.competition__slug, "tier": run.competition__tier, "cells": {}}
+        )
         claimed_medal = _medal(claimed) if claimed else None
         row["cells"][run.seed] = {
-            "medal": _medal(shown), "score": (shown or {}).get("score"),
-            "claimed_score": (claimed or {}).get("score"), "claimed_medal": claimed_medal,
+            "medal": _medal(shown),
+            "score": (shown or {}).get("score"),
+            "claimed_score": (claimed or {}).get("score"),
+            "claimed_medal": claimed_medal,
             "regraded_medal": None if self_reported else _medal(regraded),
-            "differs": bool(claimed and not self_reported and (claimed_medal != _medal(regraded)
-                                                               or claimed.get("score") != (regraded or {}).get("score"))),
-            "thresholds": _thresholds(shown or claimed), "reason": (regraded or {}).get("reason") or "",
+            "differs": bool(
+                claimed
+                and not self_reported
+                and (claimed_medal != _medal(regraded) or claimed.get("score") != (regraded or {}).get("score"))
+            ),
+            "thresholds": _thresholds(shown or claimed),
+            "reason": (regraded or {}).get("reason") or "",
             "run": f"{run.run_group}/{run.run_id}",
         }
     rows = [{**row, "cells": [row["cells"].get(seed) for seed in seeds]} for row in by_competition.values()]
@@ -397,10 +528,27 @@ def entry_rates(entry: Entry, *, excluding_leaky: bool = False) -> list[dict]:
         if not figures or not figures.get("uses"):
             continue
         agg = figures[figures["uses"]]
-        out.append({"tier": tier, "label": TIER_LABELS[tier], "uses": figures["uses"], "seeds": agg["seeds"],
-                    "other": figures["padded" if figures["uses"] == "complete" else "complete"],
-                    **{name: agg[name] for name in ("any_medal", "gold", "silver", "bronze", "above_median",
-                                                    "valid_submission", "submission_exists")}})
+        out.append(
+            {
+                "tier": tier,
+                "label": TIER_LABELS[tier],
+                "uses": figures["uses"],
+                "seeds": agg["seeds"],
+                "other": figures["padded" if figures["uses"] == "complete" else "complete"],
+                **{
+                    name: agg[name]
+                    for name in (
+                        "any_medal",
+                        "gold",
+                        "silver",
+                        "bronze",
+                        "above_median",
+                        "valid_submission",
+                        "submission_exists",
+                    )
+                },
+            }
+        )
     return out
 
 
@@ -415,15 +563,26 @@ def competition_results(*, slug: str) -> tuple[Competition, list[dict]]:
     competition = Competition.objects.filter(slug=slug).order_by("-benchmark_id").first()
     if competition is None:
         raise Http404(f"No competition {slug!r}.")
-    runs = (Run.objects.filter(competition=competition, submission__status=Submission.Status.PUBLISHED,
-                               submission__board_entry__isnull=False)
-            .select_related("submission__board_entry").order_by("submission_id", "seed"))
+    # Plain rows for the runs, and each entry once with only what the page shows of it (not the submission's
+    # manifest or the entry's figures).
+    runs = list(
+        Run.objects.filter(
+            competition=competition,
+            submission__status=Submission.Status.PUBLISHED,
+            submission__board_entry__isnull=False,
+        )
+        .order_by("submission_id", "seed")
+        .values_list("submission__board_entry", "seed", "claimed", "regraded")
+    )
+    entries = Entry.objects.only("agent", "team", "board", "verified").in_bulk({run[0] for run in runs})
     by_entry: dict[int, dict] = {}
-    for run in runs:
-        entry = run.submission.board_entry
-        report = (run.claimed if entry.verified == Entry.Verified.SELF_REPORTED else run.regraded) or {}
+    for entry_id, seed, claimed, regraded in runs:
+        entry = entries.get(entry_id)
+        if entry is None:  # removed since the first query
+            continue
+        report = (claimed if entry.verified == Entry.Verified.SELF_REPORTED else regraded) or {}
         row = by_entry.setdefault(entry.pk, {"entry": entry, "seeds": []})
-        row["seeds"].append({"seed": run.seed, "score": report.get("score"), "medal": _medal(report)})
+        row["seeds"].append({"seed": seed, "score": report.get("score"), "medal": _medal(report)})
     order = {"gold": 0, "silver": 1, "bronze": 2, "above_median": 3, "valid": 4, "invalid": 5, "none": 6}
     rows = []
     for row in by_entry.values():
@@ -443,6 +602,14 @@ def sort_link(query: BoardQuery, column: str) -> dict[str, str]:
 
 def board_meta(page: BoardPage) -> dict:
     query = page.query
-    return {"board": query.board, "tier": query.tier, "excluding_leaky": query.excluding_leaky,
-            "count": page.count, "page": query.page, "pages": page.pages, "page_size": query.page_size,
-            "version": page.version, "footnotes": page.footnotes}
+    return {
+        "board": query.board,
+        "tier": query.tier,
+        "excluding_leaky": query.excluding_leaky,
+        "count": page.count,
+        "page": query.page,
+        "pages": page.pages,
+        "page_size": query.page_size,
+        "version": page.version,
+        "footnotes": page.footnotes,
+    }

@@ -25,17 +25,30 @@ from leaderboard.ranking import rank_intervals
 
 logger = logging.getLogger(__name__)
 MAX_FOOTNOTES = 12
-DECISION_WORDS = {"accept": "accepted", "non_comparable": "marked non-comparable", "reject": "rejected",
-                  "request_changes": "changes requested"}
+DECISION_WORDS = {
+    "accept": "accepted",
+    "non_comparable": "marked non-comparable",
+    "reject": "rejected",
+    "request_changes": "changes requested",
+}
 FOOTNOTE_CHARS = 400
 # Flags whose message becomes a footnote while no maintainer has decided on them: what a reader of the board
 # must know to weigh the figure. Decided flags always leave a footnote with the decision's reason.
-FOOTNOTE_CODES = ("test_set_feedback", "known_leaky_competition", "padded_seeds", "benchmark_version",
-                  "nonstandard_resources", "rule_violation", "runtime_over_budget")
-SELF_REPORTED_NOTE = ("Self-reported: these figures come from the team's own grading reports and were not "
-                      "re-graded on this portal.")
-IMPORTED_NOTE = ("Self-reported: imported from the existing MLE-bench board's grading reports; not re-graded "
-                 "on this portal.")
+FOOTNOTE_CODES = (
+    "test_set_feedback",
+    "known_leaky_competition",
+    "padded_seeds",
+    "benchmark_version",
+    "nonstandard_resources",
+    "rule_violation",
+    "runtime_over_budget",
+)
+SELF_REPORTED_NOTE = (
+    "Self-reported: these figures come from the team's own grading reports and were not re-graded on this portal."
+)
+IMPORTED_NOTE = (
+    "Self-reported: imported from the existing MLE-bench board's grading reports; not re-graded on this portal."
+)
 
 
 def _manifest(submission: Submission) -> Manifest | None:
@@ -49,7 +62,9 @@ def _hardware_text(manifest: Manifest | None) -> str:
     if manifest is None:
         return ""
     hardware = manifest.hardware
-    parts = [f"{gpu.count} × {gpu.model}" + (f" {gpu.memory_gb:g} GB" if gpu.memory_gb else "") for gpu in hardware.gpus]
+    parts = [
+        f"{gpu.count} × {gpu.model}" + (f" {gpu.memory_gb:g} GB" if gpu.memory_gb else "") for gpu in hardware.gpus
+    ]
     if hardware.vcpus is not None:
         parts.append(f"{hardware.vcpus} vCPU")
     if hardware.ram_gb is not None:
@@ -83,10 +98,18 @@ def _tier_figures(submission: Submission, runs: list[Run], leaky: set[str]) -> d
                 complete = aggregate(outcomes, split=competitions, padded=False) if competitions else None
                 padded = aggregate(outcomes, split=competitions, padded=True) if competitions else None
             uses = _choose(complete, padded)
-            seeds = [row["any_medal"] for row in per_seed(outcomes, split=competitions, padded=uses == "padded")] \
-                if uses and competitions else []
-            variants[name] = {"complete": complete, "padded": padded, "uses": uses, "per_seed": seeds,
-                              "competitions": len(competitions)}
+            seeds = (
+                [row["any_medal"] for row in per_seed(outcomes, split=competitions, padded=uses == "padded")]
+                if uses and competitions
+                else []
+            )
+            variants[name] = {
+                "complete": complete,
+                "padded": padded,
+                "uses": uses,
+                "per_seed": seeds,
+                "competitions": len(competitions),
+            }
         figures[tier] = variants
     return figures
 
@@ -105,20 +128,28 @@ def _footnotes(submission: Submission, flags: list[Flag], figures: dict[str, dic
     for tier, variants in figures.items():
         shown = variants["all"]
         if shown["uses"] == TierAggregate.Kind.PADDED:
-            notes.append(f"{tier}: no seed has a run of every competition, so the figure pads missing runs with "
-                         f"failures over {shown['padded']['seeds']} seed(s) (MLE-bench's --pad-missing).")
+            notes.append(
+                f"{tier}: no seed has a run of every competition, so the figure pads missing runs with "
+                f"failures over {shown['padded']['seeds']} seed(s) (MLE-bench's --pad-missing)."
+            )
         agg = shown[shown["uses"]] if shown["uses"] else None
         if agg and agg.get("medals_unknown_runs"):
-            notes.append(f"{tier}: {agg['medals_unknown_runs']} run(s) on competitions without a leaderboard here "
-                         "count as no medal.")
+            notes.append(
+                f"{tier}: {agg['medals_unknown_runs']} run(s) on competitions without a leaderboard here "
+                "count as no medal."
+            )
     for flag in flags:
         if flag.decision:
-            notes.append(f"{flag.code} ({flag.key}): {DECISION_WORDS.get(flag.decision, flag.decision)} by a maintainer"
-                         + (f": {flag.resolution}" if flag.resolution else "") + ".")
+            notes.append(
+                f"{flag.code} ({flag.key}): {DECISION_WORDS.get(flag.decision, flag.decision)} by a maintainer"
+                + (f": {flag.resolution}" if flag.resolution else "")
+                + "."
+            )
         elif flag.code in FOOTNOTE_CODES and flag.severity != Flag.Severity.INFO:
             notes.append(f"{flag.code}: {flag.message}")
-    unique = list(dict.fromkeys(note if len(note) <= FOOTNOTE_CHARS else note[: FOOTNOTE_CHARS - 1] + "…"
-                                for note in notes))
+    unique = list(
+        dict.fromkeys(note if len(note) <= FOOTNOTE_CHARS else note[: FOOTNOTE_CHARS - 1] + "…" for note in notes)
+    )
     if len(unique) > MAX_FOOTNOTES:
         rest = len(unique) - MAX_FOOTNOTES + 1
         unique = [*unique[: MAX_FOOTNOTES - 1], f"{rest} more note(s) on the entry page."]
@@ -161,32 +192,48 @@ def _date(submission: Submission):
 def entry_refresh(*, submission_id: int) -> Entry | None:
     """Rebuild the entry of a published submission from what grading stored; remove it otherwise.
     Under the submission's row lock, so two refreshes of one entry run one after the other."""
-    submission = (Submission.objects.select_for_update(of=("self",)).select_related("team", "benchmark")
-                  .filter(pk=submission_id).first())
+    submission = (
+        Submission.objects.select_for_update(of=("self",))
+        .select_related("team", "benchmark")
+        .filter(pk=submission_id)
+        .first()
+    )
     if submission is None or submission.status != Submission.Status.PUBLISHED:
         Entry.objects.filter(submission_id=submission_id).delete()
         return None
     manifest = _manifest(submission)
     runs = list(Run.objects.filter(submission=submission).select_related("competition"))
     flags = list(Flag.objects.filter(submission=submission))
-    leaky = set(KnownIssue.objects.filter(benchmark_id=submission.benchmark_id, kind=KnownIssue.Kind.LEAK)
-                .values_list("competition_slug", flat=True))
+    leaky = set(
+        KnownIssue.objects.filter(benchmark_id=submission.benchmark_id, kind=KnownIssue.Kind.LEAK).values_list(
+            "competition_slug", flat=True
+        )
+    )
     figures = _tier_figures(submission, runs, leaky)
     board = Entry.Board.COMPARABLE if submission.comparable else Entry.Board.NON_COMPARABLE
     hardware = manifest.hardware if manifest else None
     agent = manifest.agent if manifest else None
     llms = list(manifest.llms) if manifest else []
     fields = {
-        "board": board, "team": submission.team.name, "agent": agent.name if agent else f"submission {submission.pk}",
-        "agent_version": (agent.version or "") if agent else "", "llms": llms, "llms_text": "; ".join(llms),
-        "date": _date(submission), "runtime_hours": manifest.runtime_hours if manifest else None,
-        "hardware": dict(submission.manifest.get("hardware") or {}) if isinstance(submission.manifest.get("hardware"), dict) else {},
+        "board": board,
+        "team": submission.team.name,
+        "agent": agent.name if agent else f"submission {submission.pk}",
+        "agent_version": (agent.version or "") if agent else "",
+        "llms": llms,
+        "llms_text": "; ".join(llms),
+        "date": _date(submission),
+        "runtime_hours": manifest.runtime_hours if manifest else None,
+        "hardware": dict(submission.manifest.get("hardware") or {})
+        if isinstance(submission.manifest.get("hardware"), dict)
+        else {},
         "hardware_text": _hardware_text(manifest),
         "gpu_count": sum(gpu.count for gpu in hardware.gpus) if hardware and hardware.gpus else None,
-        "vcpus": hardware.vcpus if hardware else None, "ram_gb": hardware.ram_gb if hardware else None,
+        "vcpus": hardware.vcpus if hardware else None,
+        "ram_gb": hardware.ram_gb if hardware else None,
         "internet_access": manifest.internet_access if manifest else None,
-        "open_source": agent.open_source if agent and agent.open_source is not None else (
-            bool(agent.source_url) if agent and agent.source_url else None),
+        "open_source": agent.open_source
+        if agent and agent.open_source is not None
+        else (bool(agent.source_url) if agent and agent.source_url else None),
         "source_url": (agent.source_url or "") if agent else "",
         "benchmark_version": (manifest.benchmark.version or "") if manifest else "",
         "test_set_info": _test_set_info(manifest, flags),
@@ -194,8 +241,10 @@ def entry_refresh(*, submission_id: int) -> Entry | None:
         "verified": _verified(submission),
         "padded": any(v["all"]["uses"] == TierAggregate.Kind.PADDED for v in figures.values()),
         "footnotes": _footnotes(submission, flags, figures),
-        "tiers": {tier: {name: {k: v for k, v in variant.items() if k != "per_seed"} for name, variant in variants.items()}
-                  for tier, variants in figures.items()},
+        "tiers": {
+            tier: {name: {k: v for k, v in variant.items() if k != "per_seed"} for name, variant in variants.items()}
+            for tier, variants in figures.items()
+        },
         "aggregation_version": AGGREGATION_VERSION,
     }
     entry, _ = Entry.objects.update_or_create(submission=submission, defaults=fields)
@@ -207,12 +256,22 @@ def entry_refresh(*, submission_id: int) -> Entry | None:
                 continue
             agg = variant[uses]
             row, _ = BoardRow.objects.update_or_create(
-                entry=entry, tier=tier, excluding_leaky=name == "excluding_leaky",
-                defaults={"board": board, "uses": uses, "seeds": agg["seeds"],
-                          "any_medal_mean": agg["any_medal"]["mean"], "any_medal_sem": agg["any_medal"]["sem"],
-                          "per_seed": variant["per_seed"],
-                          **({} if board == Entry.Board.COMPARABLE else
-                             {"rank": None, "rank_low": None, "rank_high": None, "tied_with": []})},
+                entry=entry,
+                tier=tier,
+                excluding_leaky=name == "excluding_leaky",
+                defaults={
+                    "board": board,
+                    "uses": uses,
+                    "seeds": agg["seeds"],
+                    "any_medal_mean": agg["any_medal"]["mean"],
+                    "any_medal_sem": agg["any_medal"]["sem"],
+                    "per_seed": variant["per_seed"],
+                    **(
+                        {}
+                        if board == Entry.Board.COMPARABLE
+                        else {"rank": None, "rank_low": None, "rank_high": None, "tied_with": []}
+                    ),
+                },
             )
             kept.append(row.pk)
     BoardRow.objects.filter(entry=entry).exclude(pk__in=kept).delete()
@@ -221,8 +280,11 @@ def entry_refresh(*, submission_id: int) -> Entry | None:
 
 def ranks_refresh() -> None:
     """Rank every comparable tab (tier × with/without the known-leaky competitions) again."""
-    rows = list(BoardRow.objects.filter(board=Entry.Board.COMPARABLE).only(
-        "pk", "tier", "excluding_leaky", "per_seed", "rank", "rank_low", "rank_high", "tied_with"))
+    rows = list(
+        BoardRow.objects.filter(board=Entry.Board.COMPARABLE).only(
+            "pk", "tier", "excluding_leaky", "per_seed", "rank", "rank_low", "rank_high", "tied_with"
+        )
+    )
     tabs: dict[tuple[str, bool], list[BoardRow]] = {}
     for row in rows:
         if row.per_seed:

@@ -14,6 +14,7 @@ def refresh_board(submission_id: int) -> None:
 
 def entry_changed_receiver(*, submission_id: int, **_) -> None:
     """grading.signals.entry_changed: recompute once the change is committed (a rolled-back one never is)."""
+
     def after_commit() -> None:
         services.board_version_bump()  # now: a page cached before the change is never served after it
         refresh_board.delay(submission_id)

@@ -1,6 +1,7 @@
 """The board's pages and downloads: thin, over leaderboard/selectors.py."""
 
 import json
+from typing import IO
 from urllib.parse import urlencode
 
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
@@ -9,10 +10,10 @@ from django.views.decorators.http import require_GET
 
 from grading.bundles.manifest import parse_manifest
 from grading.bundles.seeds import RULE_TEXT
+from grading.engine.tiers import TIER_LABELS, TIERS
 from grading.models import Submission
 from grading.selectors import review_events
 from grading.services.submissions import private_storage_is_remote, submission_folder
-from grading.engine.tiers import TIER_LABELS, TIERS
 from leaderboard import exports, plots, selectors
 from leaderboard.selectors import BOARD_LABELS, BOARDS, BadQuery, BoardQuery
 
@@ -34,31 +35,52 @@ def _compare_ids(request: HttpRequest) -> list[int]:
 def leaderboard(request: HttpRequest) -> HttpResponse:
     query, problem = _query(request)
     page = selectors.board_page(query)
-    compared = [row for row in selectors.board_page(
-        BoardQuery(board="all", tier=query.tier, excluding_leaky=query.excluding_leaky,
-                   page_size=selectors.MAX_PAGE_SIZE)).rows if row["entry_id"] in _compare_ids(request)] \
-        if _compare_ids(request) else []
-    points = selectors.board_points(query)
-    heat = selectors.medal_frequency(rows=page.rows, tier=query.tier, excluding_leaky=query.excluding_leaky)
+    compared = (
+        [
+            row
+            for row in selectors.board_page(
+                BoardQuery(
+                    board="all",
+                    tier=query.tier,
+                    excluding_leaky=query.excluding_leaky,
+                    page_size=selectors.MAX_PAGE_SIZE,
+                )
+            ).rows
+            if row["entry_id"] in _compare_ids(request)
+        ]
+        if _compare_ids(request)
+        else []
+    )
+    points, heat = selectors.board_figures(query, page)
     figures = {"over-time": plots.over_time(points, tier=query.tier)}
     if compared:
         figures["tier-bars"] = plots.tier_bars(compared)
     if heat["competitions"]:
         figures["heatmap"] = plots.medal_heatmap(**heat)
     context = {
-        "page": page, "query": query, "problem": problem,
+        "page": page,
+        "query": query,
+        "problem": problem,
         "boards": [(b, BOARD_LABELS[b], urlencode(query.params(board=b, page=1))) for b in BOARDS],
         "tiers": [(t, TIER_LABELS[t], urlencode(query.params(tier=t, page=1))) for t in TIERS],
         "tier_label": TIER_LABELS[query.tier],
-        "points": points, "compared": compared, "heat": heat,
+        "points": points,
+        "compared": compared,
+        "heat": heat,
         "heat_rows": list(zip(heat["competitions"], heat["frequency"], strict=True)),
         "figures_json": json.dumps(figures, allow_nan=False).replace("</", "<\\/"),
-        "verified_filters": selectors.VERIFIED_FILTERS, "resource_filters": selectors.RESOURCE_FILTERS,
+        "verified_filters": selectors.VERIFIED_FILTERS,
+        "resource_filters": selectors.RESOURCE_FILTERS,
         "sort_links": {column: urlencode(selectors.sort_link(query, column)) for column in selectors.SORTS},
         "leaky_link": urlencode(query.params(excluding_leaky=not query.excluding_leaky, page=1)),
-        "page_links": {"previous": urlencode(query.params(page=query.page - 1)) if query.page > 1 else None,
-                       "next": urlencode(query.params(page=query.page + 1)) if query.page < page.pages else None},
+        "page_links": {
+            "previous": urlencode(query.params(page=query.page - 1)) if query.page > 1 else None,
+            "next": urlencode(query.params(page=query.page + 1)) if query.page < page.pages else None,
+        },
         "export_params": urlencode(query.params(page=1, page_size=selectors.MAX_PAGE_SIZE)),
+        # The template caches its tables per board version and query, like the page's rows.
+        "cache_seconds": selectors.CACHE_SECONDS,
+        "query_key": query.cache_key(),
     }
     return render(request, "leaderboard/leaderboard.html", context, status=400 if problem else 200)
 
@@ -73,7 +95,8 @@ def leaderboard_export(request: HttpRequest, kind: str) -> HttpResponse:
         return HttpResponse(f"{exc}\n", status=400, content_type="text/plain; charset=utf-8")
     page = selectors.board_page(query)
     title = f"MLE portal, {BOARD_LABELS[query.board]} board, {TIER_LABELS[query.tier]} tab" + (
-        ", excluding known-leaky competitions" if query.excluding_leaky else "")
+        ", excluding known-leaky competitions" if query.excluding_leaky else ""
+    )
     if kind == "csv":
         body = exports.rows_csv(page.rows)
     elif kind == "json":
@@ -95,12 +118,17 @@ def entry_detail(request: HttpRequest, entry_id: int) -> HttpResponse:
     except Exception:  # a stored manifest that no longer parses is still shown as it is
         unknown_keys = []
     context = {
-        "entry": entry, "submission": submission, "rates": selectors.entry_rates(entry),
+        "entry": entry,
+        "submission": submission,
+        "rates": selectors.entry_rates(entry),
         "rates_excluding_leaky": selectors.entry_rates(entry, excluding_leaky=True),
-        "ranks": selectors.entry_ranks(entry), "matrix": selectors.entry_matrix(entry),
-        "flags": list(submission.flags.all()), "events": review_events(submission),
+        "ranks": selectors.entry_ranks(entry),
+        "matrix": selectors.entry_matrix(entry),
+        "flags": list(submission.flags.all()),
+        "events": review_events(submission),
         "manifest_json": json.dumps(submission.manifest, indent=2, sort_keys=True),
-        "unknown_keys": unknown_keys, "seed_rule": RULE_TEXT,
+        "unknown_keys": unknown_keys,
+        "seed_rule": RULE_TEXT,
         "has_bundle": bool(submission.bundle_name) and submission.origin != Submission.Origin.IMPORT,
         "tier_labels": TIER_LABELS,
     }
@@ -114,6 +142,7 @@ def entry_bundle(request: HttpRequest, entry_id: int) -> FileResponse:
     submission = entry.submission
     if not submission.bundle_name:
         raise Http404("This entry has no bundle (it was imported from grading reports).")
+    handle: IO[bytes]
     if private_storage_is_remote():
         from django.core.files.storage import storages
 

@@ -5,86 +5,152 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('grading', '0006_submission_origin'),
+        ("grading", "0006_submission_origin"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='BoardState',
+            name="BoardState",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('version', models.PositiveBigIntegerField(default=0)),
-                ('refreshed_at', models.DateTimeField(blank=True, null=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("version", models.PositiveBigIntegerField(default=0)),
+                ("refreshed_at", models.DateTimeField(blank=True, null=True)),
             ],
         ),
         migrations.CreateModel(
-            name='Entry',
+            name="Entry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('board', models.CharField(choices=[('comparable', 'Comparable'), ('non_comparable', 'non-comparable')], max_length=16)),
-                ('team', models.CharField(max_length=200)),
-                ('agent', models.CharField(max_length=200)),
-                ('agent_version', models.CharField(blank=True, max_length=100)),
-                ('llms', models.JSONField(default=list)),
-                ('llms_text', models.CharField(blank=True, help_text="The LLMs joined by '; ', for filtering", max_length=1000)),
-                ('date', models.DateField()),
-                ('runtime_hours', models.FloatField(blank=True, null=True)),
-                ('hardware', models.JSONField(default=dict, help_text="The manifest's hardware as declared (or measured)")),
-                ('hardware_text', models.CharField(blank=True, max_length=500)),
-                ('gpu_count', models.PositiveIntegerField(blank=True, null=True)),
-                ('vcpus', models.PositiveIntegerField(blank=True, null=True)),
-                ('ram_gb', models.FloatField(blank=True, null=True)),
-                ('internet_access', models.BooleanField(null=True)),
-                ('open_source', models.BooleanField(null=True)),
-                ('source_url', models.CharField(blank=True, max_length=1000)),
-                ('benchmark_version', models.CharField(blank=True, max_length=100)),
-                ('test_set_info', models.CharField(choices=[('none', 'none seen'), ('declared', 'declared by the team'), ('flagged', 'flagged by the checks')], default='none', max_length=10)),
-                ('resources', models.CharField(choices=[('reference', 'reference setup'), ('beyond', 'beyond the reference'), ('undeclared', 'not declared')], default='undeclared', max_length=10)),
-                ('verified', models.CharField(choices=[('hosted', 'verified: hosted run'), ('regraded', 'verified: re-graded'), ('self_reported', 'self-reported')], max_length=14)),
-                ('padded', models.BooleanField(default=False, help_text="Some tier's figure uses the padded aggregate")),
-                ('footnotes', models.JSONField(default=list)),
-                ('tiers', models.JSONField(default=dict)),
-                ('aggregation_version', models.CharField(max_length=30)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('submission', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='board_entry', to='grading.submission')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "board",
+                    models.CharField(
+                        choices=[("comparable", "Comparable"), ("non_comparable", "non-comparable")], max_length=16
+                    ),
+                ),
+                ("team", models.CharField(max_length=200)),
+                ("agent", models.CharField(max_length=200)),
+                ("agent_version", models.CharField(blank=True, max_length=100)),
+                ("llms", models.JSONField(default=list)),
+                (
+                    "llms_text",
+                    models.CharField(blank=True, help_text="The LLMs joined by '; ', for filtering", max_length=1000),
+                ),
+                ("date", models.DateField()),
+                ("runtime_hours", models.FloatField(blank=True, null=True)),
+                (
+                    "hardware",
+                    models.JSONField(default=dict, help_text="The manifest's hardware as declared (or measured)"),
+                ),
+                ("hardware_text", models.CharField(blank=True, max_length=500)),
+                ("gpu_count", models.PositiveIntegerField(blank=True, null=True)),
+                ("vcpus", models.PositiveIntegerField(blank=True, null=True)),
+                ("ram_gb", models.FloatField(blank=True, null=True)),
+                ("internet_access", models.BooleanField(null=True)),
+                ("open_source", models.BooleanField(null=True)),
+                ("source_url", models.CharField(blank=True, max_length=1000)),
+                ("benchmark_version", models.CharField(blank=True, max_length=100)),
+                (
+                    "test_set_info",
+                    models.CharField(
+                        choices=[
+                            ("none", "none seen"),
+                            ("declared", "declared by the team"),
+                            ("flagged", "flagged by the checks"),
+                        ],
+                        default="none",
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "resources",
+                    models.CharField(
+                        choices=[
+                            ("reference", "reference setup"),
+                            ("beyond", "beyond the reference"),
+                            ("undeclared", "not declared"),
+                        ],
+                        default="undeclared",
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "verified",
+                    models.CharField(
+                        choices=[
+                            ("hosted", "verified: hosted run"),
+                            ("regraded", "verified: re-graded"),
+                            ("self_reported", "self-reported"),
+                        ],
+                        max_length=14,
+                    ),
+                ),
+                (
+                    "padded",
+                    models.BooleanField(default=False, help_text="Some tier's figure uses the padded aggregate"),
+                ),
+                ("footnotes", models.JSONField(default=list)),
+                ("tiers", models.JSONField(default=dict)),
+                ("aggregation_version", models.CharField(max_length=30)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "submission",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="board_entry", to="grading.submission"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-date', 'pk'],
+                "ordering": ["-date", "pk"],
             },
         ),
         migrations.CreateModel(
-            name='BoardRow',
+            name="BoardRow",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('tier', models.CharField(max_length=10)),
-                ('excluding_leaky', models.BooleanField(default=False)),
-                ('board', models.CharField(choices=[('comparable', 'Comparable'), ('non_comparable', 'non-comparable')], max_length=16)),
-                ('uses', models.CharField(help_text='The aggregate shown: complete or padded', max_length=8)),
-                ('seeds', models.PositiveIntegerField()),
-                ('any_medal_mean', models.FloatField()),
-                ('any_medal_sem', models.FloatField()),
-                ('per_seed', models.JSONField(default=list, help_text='Any-medal % per counted seed, for the rank interval')),
-                ('rank', models.PositiveIntegerField(blank=True, null=True)),
-                ('rank_low', models.PositiveIntegerField(blank=True, null=True)),
-                ('rank_high', models.PositiveIntegerField(blank=True, null=True)),
-                ('tied_with', models.JSONField(default=list, help_text='Ranks of the comparable rows statistically tied with it')),
-                ('entry', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='rows', to='leaderboard.entry')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("tier", models.CharField(max_length=10)),
+                ("excluding_leaky", models.BooleanField(default=False)),
+                (
+                    "board",
+                    models.CharField(
+                        choices=[("comparable", "Comparable"), ("non_comparable", "non-comparable")], max_length=16
+                    ),
+                ),
+                ("uses", models.CharField(help_text="The aggregate shown: complete or padded", max_length=8)),
+                ("seeds", models.PositiveIntegerField()),
+                ("any_medal_mean", models.FloatField()),
+                ("any_medal_sem", models.FloatField()),
+                (
+                    "per_seed",
+                    models.JSONField(default=list, help_text="Any-medal % per counted seed, for the rank interval"),
+                ),
+                ("rank", models.PositiveIntegerField(blank=True, null=True)),
+                ("rank_low", models.PositiveIntegerField(blank=True, null=True)),
+                ("rank_high", models.PositiveIntegerField(blank=True, null=True)),
+                (
+                    "tied_with",
+                    models.JSONField(default=list, help_text="Ranks of the comparable rows statistically tied with it"),
+                ),
+                (
+                    "entry",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="rows", to="leaderboard.entry"
+                    ),
+                ),
             ],
         ),
         migrations.AddIndex(
-            model_name='entry',
-            index=models.Index(fields=['board', 'date'], name='leaderboard_board_96d86b_idx'),
+            model_name="entry",
+            index=models.Index(fields=["board", "date"], name="leaderboard_board_96d86b_idx"),
         ),
         migrations.AddIndex(
-            model_name='boardrow',
-            index=models.Index(fields=['tier', 'excluding_leaky', 'board', 'any_medal_mean'], name='board_row_tab'),
+            model_name="boardrow",
+            index=models.Index(fields=["tier", "excluding_leaky", "board", "any_medal_mean"], name="board_row_tab"),
         ),
         migrations.AddConstraint(
-            model_name='boardrow',
-            constraint=models.UniqueConstraint(fields=('entry', 'tier', 'excluding_leaky'), name='board_row_unique'),
+            model_name="boardrow",
+            constraint=models.UniqueConstraint(fields=("entry", "tier", "excluding_leaky"), name="board_row_unique"),
         ),
     ]

@@ -4,8 +4,10 @@ from leaderboard.services import board_rebuild
 
 
 class Command(BaseCommand):
-    help = ("Recompute every board entry, row and rank from what grading stored (after a change to the "
-            "aggregation or to the known-issue list). Safe to rerun.")
+    help = (
+        "Recompute every board entry, row and rank from what grading stored (after a change to the "
+        "aggregation or to the known-issue list). Safe to rerun."
+    )
 
     def handle(self, *args, **options) -> None:
         count = board_rebuild()
