@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db import OperationalError
 from django.utils import timezone
 
+from grading import queue
 from grading.models import Run, Submission
 from grading.services import finish, pipeline, scheduling
 from grading.services.grade_file import release_memory
@@ -99,18 +100,18 @@ def watchdog() -> dict:
     for submission_id in Submission.objects.filter(status=S.RECEIVED, status_changed_at__lt=lost).values_list(
         "pk", flat=True
     ):
-        validate_submission.delay(submission_id)
+        queue.validate_now(submission_id=submission_id)
         resent += 1
     for submission_id in Submission.objects.filter(status=S.VALIDATING, status_changed_at__lt=lost).values_list(
         "pk", flat=True
     ):
         if pipeline.submission_transition(submission_id=submission_id, to=S.RECEIVED, expected=(S.VALIDATING,)):
-            validate_submission.delay(submission_id)
+            queue.validate_now(submission_id=submission_id)
             resent += 1
     for submission_id in Submission.objects.filter(status=S.CHECKING, status_changed_at__lt=lost).values_list(
         "pk", flat=True
     ):
-        finish_submission.delay(submission_id)
+        queue.finish_now(submission_id=submission_id)
         resent += 1
     deadline = now - timedelta(minutes=settings.SUBMISSION_DEADLINE_MINUTES)
     for submission in Submission.objects.filter(

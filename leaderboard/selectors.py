@@ -315,12 +315,13 @@ class BoardPage:
     pages: int
     version: int
     footnotes: list[str] = field(default_factory=list)  # numbered from 1 across the page's rows
+    stamp: str = ""  # board_stamp() when it was made: what every cache of this page is keyed by
 
 
 def board_page(query: BoardQuery) -> BoardPage:
     """One page of a board, as plain dicts (cached until the next refresh)."""
-    version = board_version()
-    key = f"leaderboard:page:{version}:{query.cache_key()}"
+    stamp = board_stamp()
+    key = f"leaderboard:page:{stamp}:{query.cache_key()}"
     cached = cache.get(key)
     if cached is not None:
         return cached
@@ -336,8 +337,9 @@ def board_page(query: BoardQuery) -> BoardPage:
         rows=views,
         count=count,
         pages=max(1, math.ceil(count / query.page_size)),
-        version=version,
+        version=int(stamp.split("@", 1)[0]),
         footnotes=list(notes),
+        stamp=stamp,
     )
     cache.set(key, page, CACHE_SECONDS)
     return page
@@ -367,7 +369,7 @@ def board_points(query: BoardQuery) -> list[dict]:
 def board_figures(query: BoardQuery, page: BoardPage) -> tuple[list[dict], dict]:
     """The over-time points (every row of the query's board) and the medal heatmap of a board page, cached like
     the page until the next refresh."""
-    key = f"leaderboard:figures:{page.version}:{query.cache_key()}"
+    key = f"leaderboard:figures:{page.stamp}:{query.cache_key()}"
     cached = cache.get(key)
     if cached is None:
         cached = (

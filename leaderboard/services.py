@@ -281,9 +281,10 @@ def entry_refresh(*, submission_id: int) -> Entry | None:
 def ranks_refresh() -> None:
     """Rank every comparable tab (tier × with/without the known-leaky competitions) again."""
     rows = list(
-        BoardRow.objects.filter(board=Entry.Board.COMPARABLE).only(
-            "pk", "tier", "excluding_leaky", "per_seed", "rank", "rank_low", "rank_high", "tied_with"
-        )
+        # In a fixed order: the bootstrap's draws follow the rows' positions, so the same board ranks the same.
+        BoardRow.objects.filter(board=Entry.Board.COMPARABLE)
+        .order_by("pk")
+        .only("pk", "tier", "excluding_leaky", "per_seed", "rank", "rank_low", "rank_high", "tied_with")
     )
     tabs: dict[tuple[str, bool], list[BoardRow]] = {}
     for row in rows:

@@ -19,6 +19,7 @@ from django.db import transaction
 
 from competitions.models import Competition, CompetitionPack
 from competitions.selectors import current_benchmark
+from grading import queue
 from grading.bundles.bundle import Bundle, read_bundle
 from grading.bundles.errors import BundleError
 from grading.bundles.limits import Limits
@@ -179,7 +180,6 @@ def submission_create(*, team: Team, user, upload: UploadedFile, replaces_id: in
         )
         _check_submission_sizes(bundle, submission_limits)
         _check_run_count(bundle, competitions)
-        from grading.tasks import validate_submission
 
         with transaction.atomic():
             # Checked again under the team's row lock: two uploads at once cannot both take the last slot.
@@ -207,7 +207,7 @@ def submission_create(*, team: Team, user, upload: UploadedFile, replaces_id: in
             else:
                 submission.bundle_name = str((final / "bundle.archive").relative_to(settings.PRIVATE_ROOT))
             submission.save(update_fields=["bundle_name"])
-            transaction.on_commit(lambda: validate_submission.delay(submission.pk))
+            queue.validate_after_commit(submission_id=submission.pk)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         if "final" in locals():

@@ -12,6 +12,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from competitions.selectors import NotGradable
+from grading import queue
 from grading.engine import GRADER_VERSION
 from grading.engine.safe_json import NAN_MARKER, storable_report
 from grading.models import Run, Submission
@@ -34,7 +35,6 @@ def submission_validate(*, submission_id: int) -> None:
     """
     if not submission_transition(submission_id=submission_id, to=S.VALIDATING, expected=(S.RECEIVED,)):
         return
-    from grading.tasks import finish_submission
 
     with transaction.atomic():
         runs = list(Run.objects.filter(submission_id=submission_id))
@@ -44,7 +44,7 @@ def submission_validate(*, submission_id: int) -> None:
             transaction.on_commit(scheduling.runs_dispatch)
         else:
             submission_transition(submission_id=submission_id, to=S.CHECKING, expected=(S.VALIDATING,))
-            transaction.on_commit(lambda: finish_submission.delay(submission_id))
+            queue.finish_after_commit(submission_id=submission_id)
 
 
 def submission_reject(*, submission_id: int, reason: str) -> None:
@@ -135,9 +135,7 @@ def submission_maybe_finish(*, submission_id: int) -> None:
     if Run.objects.filter(submission_id=submission_id).exclude(status=Run.Status.DONE).exists():
         return
     if submission_transition(submission_id=submission_id, to=S.CHECKING, expected=(S.GRADING,)):
-        from grading.tasks import finish_submission
-
-        transaction.on_commit(lambda: finish_submission.delay(submission_id))
+        queue.finish_after_commit(submission_id=submission_id)
 
 
 def submission_fail(*, submission_id: int, reason: str) -> None:

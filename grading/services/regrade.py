@@ -2,6 +2,7 @@
 
 from django.db import transaction
 
+from grading import queue
 from grading.models import Flag, Run, Submission
 from grading.services.scheduling import runs_dispatch
 from grading.services.submissions import submission_transition
@@ -40,11 +41,10 @@ def submission_regrade(*, submission_id: int) -> bool:
 
 
 def _report_only_regrade(submission_id: int) -> bool:
-    from grading.tasks import finish_submission
 
     if submission_transition(submission_id=submission_id, to=S.GRADING, expected=(S.IN_REVIEW, S.PUBLISHED)):
         submission_transition(submission_id=submission_id, to=S.CHECKING, expected=(S.GRADING,))
-        transaction.on_commit(lambda: finish_submission.delay(submission_id))
+        queue.finish_after_commit(submission_id=submission_id)
         return True
     return False
 

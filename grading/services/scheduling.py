@@ -162,10 +162,9 @@ def _next_runs(submission_id: int, count: int) -> list[int]:
 
 
 def _send(run_ids: list[int]) -> None:
-    from grading.tasks import grade_run
+    from grading import queue
 
-    for pk in run_ids:
-        grade_run.delay(pk)
+    queue.grade_now(run_ids=run_ids)
 
 
 def run_claim(*, run_id: int, redelivered: bool = False) -> bool:

@@ -62,6 +62,7 @@ def test_the_competition_page_lists_each_entrys_seeds_against_the_thresholds(cli
     assert rows.index("Medallist") < rows.index("Nothing") and "67 %" in rows
     assert 'id="thresholds"' in html
     assert client.get("/leaderboard/competitions/no-such-competition/").status_code == 404
+    assert f'href="/leaderboard/competitions/{low[0]}/"' in client.get(f"/competitions/{low[0]}/").content.decode()
 
 
 @pytest.mark.parametrize("status", ["in_review", "grading", "rejected", "changes_requested"])
