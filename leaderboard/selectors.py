@@ -175,11 +175,6 @@ class BoardQuery:
         return bool(set(self.params()) - {"board", "tier", "sort", "excluding_leaky", "page", "page_size"})
 
 
-def board_version() -> int:
-    state = BoardState.objects.filter(pk=1).values_list("version", flat=True).first()
-    return state or 0
-
-
 def board_stamp() -> str:
     """The board's version and the time of its last refresh: unlike the version alone, never the same for two
     states of the board, even when the database is recreated (as each test does) or restored."""
@@ -343,10 +338,6 @@ def board_page(query: BoardQuery) -> BoardPage:
     )
     cache.set(key, page, CACHE_SECONDS)
     return page
-
-
-def tier_labels() -> dict[str, str]:
-    return dict(TIER_LABELS)
 
 
 def board_points(query: BoardQuery) -> list[dict]:

@@ -202,7 +202,12 @@ def entry_refresh(*, submission_id: int) -> Entry | None:
         Entry.objects.filter(submission_id=submission_id).delete()
         return None
     manifest = _manifest(submission)
-    runs = list(Run.objects.filter(submission=submission).select_related("competition"))
+    # Only what the aggregation counts: a competition row holds its whole Kaggle leaderboard as JSON.
+    runs = list(
+        Run.objects.filter(submission=submission)
+        .select_related("competition")
+        .only("seed", "claimed", "regraded", "competition__slug")
+    )
     flags = list(Flag.objects.filter(submission=submission))
     leaky = set(
         KnownIssue.objects.filter(benchmark_id=submission.benchmark_id, kind=KnownIssue.Kind.LEAK).values_list(
