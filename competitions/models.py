@@ -129,6 +129,11 @@ class CompetitionPack(models.Model):
         blank=True,
         help_text="The largest size an honest submission can reach: rows x the widest honest row, plus the header",
     )
+    public_archive_path = models.CharField(
+        max_length=500, blank=True, help_text="The public data as a .tar.gz in private storage; empty: none"
+    )
+    public_sha256 = models.CharField(max_length=64, blank=True)
+    public_bytes = models.PositiveBigIntegerField(default=0)
     source = models.CharField(max_length=300, help_text="Where the pack was imported from")
     source_layout = models.CharField(max_length=20)
     imported_at = models.DateTimeField(auto_now=True)

@@ -2,6 +2,7 @@
 largest size an honest submission can reach."""
 
 import logging
+import tempfile
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ from competitions.packs import (
     find_packs,
     read_description,
     resolve_mlebench_file,
+    write_public_archive,
 )
 from competitions.selectors import LeaderboardInForce
 from competitions.services import competition_leaderboard_apply
@@ -134,10 +136,22 @@ def _import_one(found: FoundPack) -> ImportedPack:
         sample_name = _store(storage, source=sample, name=f"{folder}/{sample.name}") if sample else ""
         if sample_name:
             written.append(sample_name)
+        public_name, public_sha256, public_bytes = "", "", 0
+        if found.public is not None:
+            with tempfile.TemporaryDirectory() as scratch:
+                public_archive = Path(scratch) / "public.tar.gz"
+                write_public_archive(public=found.public, answers=answers, target=public_archive)
+                public_name = _store(storage, source=public_archive, name=f"{folder}/public.tar.gz")
+                written.append(public_name)
+                public_sha256, public_bytes = file_sha256(public_archive), public_archive.stat().st_size
         sha256 = file_sha256(answers)
         with transaction.atomic():
             previous = CompetitionPack.objects.filter(competition=competition).first()
-            old_files = [previous.answers_path, previous.sample_submission_path] if previous else []
+            old_files = (
+                [previous.answers_path, previous.sample_submission_path, previous.public_archive_path]
+                if previous
+                else []
+            )
             old_sha = previous.answers_sha256 if previous and previous.answers_sha256 != sha256 else ""
             pack, _ = CompetitionPack.objects.update_or_create(
                 competition=competition,
@@ -146,6 +160,9 @@ def _import_one(found: FoundPack) -> ImportedPack:
                     "answers_sha256": sha256,
                     "answers_bytes": answers.stat().st_size,
                     "sample_submission_path": sample_name,
+                    "public_archive_path": public_name,
+                    "public_sha256": public_sha256,
+                    "public_bytes": public_bytes,
                     "description": description,
                     "grader_name": grader["name"] if found.grader else "",
                     "grader_params": grader.get("params", {}) if found.grader else {},

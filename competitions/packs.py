@@ -13,12 +13,14 @@ Two layouts are understood:
        "grader": {"name": "log_loss", "params": {...}},  # optional: the registry's grader otherwise
        "synthetic": true,                                # optional: made-up data (demo); its own
                                                          # (simulated) leaderboard then replaces Kaggle's
-       "leaderboard_answers_sha256": "ab12..."}          # optional: the answers the leaderboard was
+       "leaderboard_answers_sha256": "ab12...",          # optional: the answers the leaderboard was
                                                          # made for; it is not used with other answers
+       "public": "public"}                               # optional (default: public/ when it exists): the
+                                                         # data an agent of a hosted run sees at /home/data
 
 * **MLE-bench prepared data**: ``<data>/<competition id>/prepared/{public,private}``, with the answers and
   sample submission at the paths the competition's config names, ``public/description.md``, and an
-  optional ``<data>/<competition id>/leaderboard.csv``.
+  optional ``<data>/<competition id>/leaderboard.csv``; ``prepared/public`` is the hosted runs' data.
 
 Which leaderboard then judges the answers is decided by ``competitions.selectors.leaderboard_in_force``.
 
@@ -50,6 +52,7 @@ class FoundPack:
     grader: dict | None
     synthetic: bool = False
     leaderboard_answers_sha256: str = ""
+    public: Path | None = None  # the public data folder, mounted read-only into hosted runs
 
 
 def find_packs(path: Path) -> list[FoundPack]:
@@ -113,7 +116,20 @@ def _our_pack(folder: Path) -> FoundPack:
         grader=grader,
         synthetic=spec.get("synthetic") is True,
         leaderboard_answers_sha256=made_for,
+        public=_public_folder(folder, spec.get("public")),
     )
+
+
+def _public_folder(folder: Path, relative: object) -> Path | None:
+    if relative is None:
+        default = folder / "public"
+        return default if default.is_dir() else None
+    if not isinstance(relative, str) or not relative:
+        raise PackError(f"{folder / 'pack.json'}: 'public' must name a folder inside the pack.")
+    candidate = (folder / relative).resolve()
+    if not candidate.is_relative_to(folder.resolve()) or not candidate.is_dir():
+        raise PackError(f"{folder / 'pack.json'}: 'public' ({relative}) is not a folder inside the pack.")
+    return candidate
 
 
 def _mlebench_pack(folder: Path) -> FoundPack:
@@ -128,6 +144,7 @@ def _mlebench_pack(folder: Path) -> FoundPack:
         description=description if description.is_file() else None,
         leaderboard=leaderboard if leaderboard.is_file() else None,
         grader=None,
+        public=public if (public := folder / "prepared" / "public").is_dir() else None,
     )
 
 
@@ -147,3 +164,27 @@ def read_description(path: Path | None) -> str:
     if path.stat().st_size > MAX_DESCRIPTION_BYTES:
         raise PackError(f"{path} is larger than {MAX_DESCRIPTION_BYTES} bytes; a description should be text.")
     return path.read_text(errors="replace")
+
+
+def write_public_archive(*, public: Path, answers: Path, target: Path) -> None:
+    """The public data folder as a .tar.gz for hosted runs' workers: regular files and folders only, in a
+    fixed order. A folder holding the answers file, or a link, is refused: nothing private may leave."""
+    import tarfile
+
+    public = public.resolve()
+    if answers.resolve().is_relative_to(public):
+        raise PackError(f"{public}: the public data folder holds the answers file {answers.name}; move it out.")
+    with tarfile.open(target, "w:gz") as archive:
+        for path in sorted(public.rglob("*")):
+            relative = path.relative_to(public)
+            if path.is_symlink() or not (path.is_file() or path.is_dir()):
+                raise PackError(f"{public}: {relative} is a link or a special file; public data holds plain files.")
+            info = archive.gettarinfo(str(path), arcname=str(relative))
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            info.mode = 0o755 if path.is_dir() else 0o644
+            if path.is_dir():
+                archive.addfile(info)
+            else:
+                with path.open("rb") as handle:
+                    archive.addfile(info, handle)

@@ -391,7 +391,27 @@ FILE_UPLOAD_PERMISSIONS = 0o600
 FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "grading-watchdog": {"task": "grading.tasks.watchdog", "schedule": env_int("WATCHDOG_SECONDS", 15, minimum=5)},
+    "hosted-runs-watchdog": {
+        "task": "runners.tasks.hosted_watchdog",
+        "schedule": env_int("WATCHDOG_SECONDS", 15, minimum=5),
+    },
 }
+
+# Hosted runs (runners/): the limits of one request, and how the watchdog tells a lost worker.
+# The key that encrypts teams' variables; by default derived from SECRET_KEY (rotate both together).
+HOSTED_SECRETS_KEY = env_str("HOSTED_SECRETS_KEY", "")
+HOSTED_MAX_HOURS = env_int("HOSTED_MAX_HOURS", 24, minimum=1)
+HOSTED_MAX_GPUS = env_int("HOSTED_MAX_GPUS", 8, minimum=0)
+HOSTED_RUNS_DAILY_QUOTA = env_int("HOSTED_RUNS_DAILY_QUOTA", 2, minimum=0)
+HOSTED_CPUS_PER_RUN = env_int("HOSTED_CPUS_PER_RUN", 4, minimum=1)
+HOSTED_MEMORY_GB_PER_RUN = env_int("HOSTED_MEMORY_GB_PER_RUN", 16, minimum=1)
+HOSTED_SHM_GB = env_int("HOSTED_SHM_GB", 4, minimum=1)
+HOSTED_ALLOW_NETWORK = env_bool("HOSTED_ALLOW_NETWORK", False)  # the operator's choice; agents get none by default
+HOSTED_MAX_OUTPUT_BYTES = env_int("HOSTED_MAX_OUTPUT_BYTES", 2 * 1024**3, minimum=1024)
+HOSTED_HEARTBEAT_SECONDS = env_int("HOSTED_HEARTBEAT_SECONDS", 10, minimum=1)
+HOSTED_WORKER_LOST_SECONDS = env_int("HOSTED_WORKER_LOST_SECONDS", 60, minimum=2)
+HOSTED_MAX_ATTEMPTS = env_int("HOSTED_MAX_ATTEMPTS", 3, minimum=1)
+HOSTED_QUEUE_TIMEOUT_SECONDS = env_int("HOSTED_QUEUE_TIMEOUT_SECONDS", 24 * 3600, minimum=10)
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -10,6 +10,7 @@ api_v1: list[URLPattern | URLResolver] = [
     path("", include("competitions.api_urls")),
     path("", include("grading.api_urls")),
     path("", include("leaderboard.api_urls")),
+    path("", include("runners.api_urls")),
 ]
 
 urlpatterns = [
@@ -20,6 +21,7 @@ urlpatterns = [
     path("", include("leaderboard.urls")),
     path("", include("competitions.urls")),
     path("", include("grading.urls")),
+    path("", include("runners.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api_schema"),

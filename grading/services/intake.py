@@ -9,6 +9,7 @@ happens after the 202 depends on reading the bundle's files again, except gradin
 import shutil
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
@@ -157,6 +158,33 @@ def submission_create(*, team: Team, user, upload: UploadedFile, replaces_id: in
             message=f"The bundle is {size} bytes; the limit is {settings.BUNDLE_MAX_BYTES}.",
         )
     _check_quota(team)
+    return _intake(
+        team=team,
+        user=user,
+        keep=lambda archive: _keep_upload(upload, archive),
+        size=size,
+        replaces=replaces,
+        origin=Submission.Origin.UPLOAD,
+    )
+
+
+def submission_create_hosted(*, team: Team, user, archive: Path) -> Submission:
+    """A bundle the portal assembled from a hosted run's collected folders (runners/services/assembly.py):
+    the same validation, grading and checks as an upload, marked hosted, outside the upload quota (the
+    hosted run counted against its own). The archive is moved into place."""
+    return _intake(
+        team=team,
+        user=user,
+        keep=lambda target: shutil.move(archive, target),
+        size=archive.stat().st_size,
+        replaces=None,
+        origin=Submission.Origin.HOSTED,
+    )
+
+
+def _intake(
+    *, team: Team, user, keep: Callable[[Path], object], size: int, replaces: Submission | None, origin: str
+) -> Submission:
     benchmark = current_benchmark()
     if benchmark is None:
         raise SubmissionRefused(
@@ -170,7 +198,7 @@ def submission_create(*, team: Team, user, upload: UploadedFile, replaces_id: in
     staging.mkdir(parents=True, mode=0o700)
     archive = staging / "bundle.archive"
     try:
-        _keep_upload(upload, archive)
+        keep(archive)
         submission_limits = _submission_limits(benchmark)
         bundle = read_bundle(
             archive=archive,
@@ -184,7 +212,8 @@ def submission_create(*, team: Team, user, upload: UploadedFile, replaces_id: in
         with transaction.atomic():
             # Checked again under the team's row lock: two uploads at once cannot both take the last slot.
             Team.objects.select_for_update().filter(pk=team.pk).first()
-            _check_quota(team)
+            if origin == Submission.Origin.UPLOAD:
+                _check_quota(team)
             submission = Submission.objects.create(
                 team=team,
                 created_by=user,
@@ -195,6 +224,7 @@ def submission_create(*, team: Team, user, upload: UploadedFile, replaces_id: in
                 report_claims=_report_claims(bundle),
                 progress_total=len(bundle.layout.runs),
                 replaces=replaces,
+                origin=origin,
             )
             Run.objects.bulk_create(_runs_for(submission, bundle, competitions))
             final = submission_folder(submission)

@@ -1,0 +1,37 @@
+from django import forms
+
+from grading.engine.tiers import SPLITS
+
+
+class HostedRunForm(forms.Form):
+    team: forms.ModelChoiceField = forms.ModelChoiceField(queryset=None, empty_label=None)  # type: ignore[arg-type]
+    image = forms.CharField(max_length=300, help_text="The agent image, e.g. my-agent:1.0, loaded on the workers")
+    split = forms.ChoiceField(choices=[(s, s) for s in SPLITS], initial="low")
+    seeds = forms.IntegerField(min_value=1, max_value=10, initial=3)
+    time_limit_hours = forms.FloatField(min_value=0.001, initial=24, help_text="Per run; the container is killed after")
+    gpus_per_run = forms.IntegerField(min_value=0, initial=1)
+    env = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 4, "autocomplete": "off", "spellcheck": "false"}),
+        help_text="NAME=value, one per line: passed to the agent, stored encrypted, never shown again",
+    )
+    competitions = forms.CharField(
+        required=False, help_text="Optional: only these competition ids of the split, separated by spaces (a trial)"
+    )
+    agent_name = forms.CharField(required=False, max_length=100, help_text="As the board shows it (default: the image)")
+    llms = forms.CharField(required=False, help_text="The models the agent calls, separated by commas")
+
+    def __init__(self, *args, teams, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["team"].queryset = teams  # type: ignore[attr-defined]
+
+    def clean_env(self) -> dict[str, str]:
+        env: dict[str, str] = {}
+        for number, line in enumerate(self.cleaned_data["env"].splitlines(), start=1):
+            if not line.strip():
+                continue
+            name, sep, value = line.partition("=")
+            if not sep:
+                raise forms.ValidationError(f"line {number}: write NAME=value")
+            env[name.strip()] = value
+        return env

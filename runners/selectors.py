@@ -1,0 +1,62 @@
+"""Hosted runs' reads: a team sees its own runs; operators see the workers."""
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.db.models import Count, QuerySet
+from django.http import Http404
+from django.utils import timezone
+
+from portal.accounts.models import Team
+from portal.accounts.selectors import teams_for_user
+from runners.models import GpuWorker, HostedRun, HostedTask
+
+
+def _visible(*, user) -> QuerySet[HostedRun]:
+    return HostedRun.objects.filter(team__in=teams_for_user(user=user)).select_related("team", "submission")
+
+
+def _with_tasks(run: HostedRun) -> HostedRun:
+    run.task_list = list(  # type: ignore[attr-defined]
+        run.tasks.select_related("competition", "worker")
+        .annotate(format_check_count=Count("format_checks"))
+        .order_by("competition__slug", "seed")
+    )
+    return run
+
+
+def hosted_run_list(*, user, team: Team | None = None) -> list[HostedRun]:
+    runs = _visible(user=user)
+    if team is not None:
+        runs = runs.filter(team=team)
+    return [_with_tasks(run) for run in runs[:50]]
+
+
+def hosted_run_get(*, user, hosted_run_id: int) -> HostedRun:
+    """Only a member of the run's team sees it; anyone else gets the same 404 as for a run that does not exist."""
+    run = _visible(user=user).filter(pk=hosted_run_id).first()
+    if run is None:
+        raise Http404(f"No hosted run {hosted_run_id} of your teams.")
+    return _with_tasks(run)
+
+
+def hosted_task_for_worker(*, task_id: int) -> HostedTask:
+    task = HostedTask.objects.select_related("competition").filter(pk=task_id).first()
+    if task is None:
+        raise Http404(f"No hosted task {task_id}.")
+    return task
+
+
+def worker_list() -> list[GpuWorker]:
+    """Every worker with its running tasks and whether it still beats."""
+    lost_before = timezone.now() - timedelta(seconds=settings.HOSTED_WORKER_LOST_SECONDS)
+    workers: list[GpuWorker] = list(GpuWorker.objects.annotate(running=Count("tasks", filter=_running())).order_by("name"))
+    for worker in workers:
+        worker.alive = worker.beat_at is not None and worker.beat_at >= lost_before  # type: ignore[attr-defined]
+    return workers
+
+
+def _running():
+    from django.db.models import Q
+
+    return Q(tasks__status=HostedTask.Status.RUNNING)

@@ -1,0 +1,171 @@
+"""A finished hosted run becomes a run bundle, and that bundle a submission, exactly like an upload.
+
+The bundle holds one run folder per task (what its worker collected: submission/, logs/, code/, run.log),
+runs/<group>/metadata.json with each run's seed, and a manifest whose runtime and hardware are what the
+portal measured and gave, not what anyone declared. Intake then validates it as it would an upload and
+the submission goes through the same grading and checks, marked hosted.
+"""
+
+import json
+import logging
+import shutil
+import tarfile
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Any
+
+from django.core.files.storage import storages
+from django.db import transaction
+from django.utils import timezone
+
+from grading.bundles.archive import extract_archive
+from grading.bundles.errors import BundleError
+from grading.services.intake import submission_create_hosted
+from grading.services.submissions import SubmissionRefused
+from runners.models import GpuWorker, HostedRun, HostedTask
+from runners.services.workers import hosted_files_delete
+
+logger = logging.getLogger(__name__)
+# Ids of hosted runs' folders are fixed per task, so assembling a run twice gives the same bundle.
+RUN_ID_NAMESPACE = uuid.UUID("4f7d1f6e-3c39-4c4b-9a59-6f1f2c3c9e10")
+COLLECTED = ("submission", "logs", "code", "run.log")
+
+
+def run_group_name(hosted_run: HostedRun) -> str:
+    return f"hosted-run-{hosted_run.pk}"
+
+
+def run_id_for(task: HostedTask) -> str:
+    return f"{task.competition.slug}_{uuid.uuid5(RUN_ID_NAMESPACE, f'{task.hosted_run_id}/{task.pk}')}"
+
+
+def hosted_manifest(*, hosted_run: HostedRun, tasks: list[HostedTask]) -> dict[str, Any]:
+    from runners.services.workers import task_cpus, task_memory_gb
+
+    benchmark = hosted_run.benchmark
+    workers = list(GpuWorker.objects.filter(pk__in={t.worker_id for t in tasks if t.worker_id}))
+    name, _, tag = hosted_run.image.partition(":")
+    agent = {"name": name, "version": tag or "latest", **hosted_run.agent}
+    elapsed = [t.elapsed_seconds for t in tasks if t.elapsed_seconds is not None]
+    hardware: dict[str, Any] = {}
+    if workers:
+        smallest = min(workers, key=lambda w: (task_cpus(w), task_memory_gb(w)))
+        hardware = {"vcpus": max(1, int(task_cpus(smallest))), "ram_gb": task_memory_gb(smallest)}
+        if hosted_run.gpus_per_run:
+            models = sorted({(w.gpu_model or "unknown GPU", w.gpu_memory_gb) for w in workers})
+            hardware["gpus"] = [
+                {"model": model, "count": hosted_run.gpus_per_run, **({"memory_gb": memory} if memory else {})}
+                for model, memory in models
+            ]
+        else:
+            hardware["gpus"] = []
+    from django.conf import settings
+
+    return {
+        "schema": "bundle-v1",
+        "agent": agent,
+        "llms": list(hosted_run.llms),
+        "benchmark": {
+            "name": benchmark.name,
+            "version": benchmark.version,
+            "commit": benchmark.commit,
+            "split": hosted_run.split,
+        },
+        "seeds": hosted_run.seeds,
+        # Measured: the longest run's wall time, not the limit asked for.
+        "runtime_hours": round(max(elapsed) / 3600, 4) if elapsed else 0,
+        "hardware": hardware,
+        "internet_access": settings.HOSTED_ALLOW_NETWORK,
+        # By construction: the agent's only oracle was the format check, nobody intervened.
+        "disclosures": {"test_set_feedback": False, "human_assistance": False},
+        "notes": hosted_run.notes,
+        "hosted_run": {
+            "id": hosted_run.pk,
+            "image": hosted_run.image,
+            "time_limit_hours": hosted_run.time_limit_hours,
+            "gpus_per_run": hosted_run.gpus_per_run,
+            "workers": sorted(w.name for w in workers),
+            "tasks": {run_id_for(t): {"status": t.status, "reason": t.reason} for t in tasks},
+        },
+    }
+
+
+def _write_bundle(*, hosted_run: HostedRun, tasks: list[HostedTask], root: Path) -> None:
+    group = root / "runs" / run_group_name(hosted_run)
+    group.mkdir(parents=True)
+    metadata_runs = {}
+    for task in tasks:
+        run_id = run_id_for(task)
+        folder = group / run_id
+        folder.mkdir()
+        if task.archive_path:
+            _unpack_collected(task=task, into=folder)
+        made = (folder / "submission" / "submission.csv").is_file()
+        metadata_runs[run_id] = {"seed": task.seed, "success": made and task.status == HostedTask.Status.DONE}
+    (group / "metadata.json").write_text(
+        json.dumps(
+            {
+                "run_group": run_group_name(hosted_run),
+                "created_at": hosted_run.created_at.isoformat(),
+                "runs": metadata_runs,
+            },
+            indent=2,
+        )
+    )
+    (root / "manifest.json").write_text(json.dumps(hosted_manifest(hosted_run=hosted_run, tasks=tasks), indent=2))
+
+
+def _unpack_collected(*, task: HostedTask, into: Path) -> None:
+    """Only the collected folders and run.log are kept, with the bundle reader's safety checks (no links,
+    no paths outside, size limits)."""
+    with tempfile.TemporaryDirectory(dir=into.parent) as scratch:
+        archive = Path(scratch) / "collected.tar.gz"
+        with storages["private"].open(task.archive_path, "rb") as source, archive.open("wb") as target:
+            shutil.copyfileobj(source, target, 1 << 20)
+        try:
+            extracted = extract_archive(archive=archive, target=Path(scratch) / "out")
+        except BundleError as exc:
+            logger.warning("task %s: its collected archive is unusable: %s", task.pk, exc)
+            return
+        for name in COLLECTED:
+            found = extracted.root / name
+            if found.exists():
+                shutil.move(str(found), str(into / name))
+
+
+def hosted_run_assemble(*, hosted_run_id: int) -> HostedRun:
+    """Build the bundle and hand it to intake. Claimed by a conditional update, so a second delivery of the
+    message does nothing; a bundle intake refuses fails the run with intake's reason."""
+    claimed = HostedRun.objects.filter(
+        pk=hosted_run_id, status=HostedRun.Status.COLLECTING, submission__isnull=True
+    ).update(status=HostedRun.Status.GRADING, status_reason="assembling the bundle")
+    run = HostedRun.objects.select_related("team", "benchmark", "created_by").get(pk=hosted_run_id)
+    if not claimed:
+        return run
+    tasks = list(run.tasks.select_related("competition").order_by("competition__slug", "seed"))
+    with tempfile.TemporaryDirectory(prefix=f"hosted-{run.pk}-") as scratch:
+        root = Path(scratch) / "bundle"
+        _write_bundle(hosted_run=run, tasks=tasks, root=root)
+        archive = Path(scratch) / "bundle.tar.gz"
+        with tarfile.open(archive, "w:gz") as tar:
+            for path in sorted(root.rglob("*")):
+                tar.add(path, arcname=str(path.relative_to(root)), recursive=False)
+        try:
+            with transaction.atomic():
+                submission = submission_create_hosted(team=run.team, user=run.created_by, archive=archive)
+                HostedRun.objects.filter(pk=run.pk).update(submission=submission, status_reason="")
+        except (BundleError, SubmissionRefused) as exc:
+            message = getattr(exc, "message", str(exc))
+            HostedRun.objects.filter(pk=run.pk).update(
+                status=HostedRun.Status.FAILED,
+                status_reason=f"what the runs left is not a valid bundle: {message}",
+                finished_at=timezone.now(),
+            )
+            logger.warning("hosted run %s: bundle refused: %s", run.pk, message)
+            run.refresh_from_db()
+            return run
+    hosted_files_delete(hosted_run=run)
+    run.refresh_from_db()
+    logger.info("hosted run %s became submission %s", run.pk, run.submission_id)
+    return run

@@ -1,0 +1,240 @@
+"""A team's hosted runs: asking for one, cancelling it (whole or one task), and its status from its tasks."""
+
+import re
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from competitions.models import Competition
+from competitions.selectors import current_benchmark
+from grading.bundles.errors import BundleError
+from grading.bundles.manifest import SCHEMA, parse_manifest
+from grading.engine.tiers import SPLITS
+from portal.accounts.models import Team
+from runners import queue
+from runners.models import HostedRun, HostedTask
+from runners.secrets import env_encrypt
+
+IMAGE_PATTERN = re.compile(r"[a-z0-9][a-z0-9._/-]{0,199}(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[0-9a-f]{64})?")
+ENV_NAME_PATTERN = re.compile(r"[A-Z_][A-Z0-9_]{0,63}")
+# Set by the runner for every agent; a team cannot override them.
+RESERVED_ENV = {
+    "COMPETITION_ID",
+    "TIME_LIMIT_SECS",
+    "DATA_DIR",
+    "SUBMISSION_DIR",
+    "LOGS_DIR",
+    "CODE_DIR",
+    "AGENT_DIR",
+    "ORACLE_SOCKET",
+    "VALIDATE_SUBMISSION",
+    "PATH",
+    "HOME",
+}
+MAX_ENV = 50
+MAX_ENV_VALUE = 8192
+MAX_SEEDS = 10
+
+
+class HostedRunRefused(Exception):
+    """A request that cannot be run: status is the HTTP status, field the offending input."""
+
+    def __init__(self, *, status: int = 400, code: str = "invalid", message: str, field: str = ""):
+        super().__init__(message)
+        self.status, self.code, self.message, self.field = status, code, message, field
+
+
+@dataclass(frozen=True, kw_only=True)
+class HostedRunRequest:
+    """What a team asks for (SPEC section 6, hosted run POST body, plus optional descriptive fields)."""
+
+    image: str
+    split: str
+    seeds: int
+    time_limit_hours: float
+    gpus_per_run: int = 0
+    env: dict[str, str] = field(default_factory=dict)
+    competitions: tuple[str, ...] = ()  # a part of the split only (a trial); the entry is then incomplete
+    agent: dict[str, Any] = field(default_factory=dict)
+    llms: tuple[str, ...] = ()
+    notes: str = ""
+
+
+def _refuse(field_name: str, message: str) -> HostedRunRefused:
+    return HostedRunRefused(message=f"{field_name}: {message}", field=field_name)
+
+
+def _validate(request: HostedRunRequest) -> None:
+    if not IMAGE_PATTERN.fullmatch(request.image or ""):
+        raise _refuse("image", "must be an image reference such as 'my-agent:1.0' (lowercase name, optional tag)")
+    if request.split not in SPLITS:
+        raise _refuse("split", f"must be one of {', '.join(SPLITS)}")
+    if not 1 <= request.seeds <= MAX_SEEDS:
+        raise _refuse("seeds", f"must be a whole number from 1 to {MAX_SEEDS}")
+    if not 0 < request.time_limit_hours <= settings.HOSTED_MAX_HOURS:
+        raise _refuse("time_limit_hours", f"must be more than 0 and at most {settings.HOSTED_MAX_HOURS} hours")
+    if not 0 <= request.gpus_per_run <= settings.HOSTED_MAX_GPUS:
+        raise _refuse("gpus_per_run", f"must be a whole number from 0 to {settings.HOSTED_MAX_GPUS}")
+    if len(request.env) > MAX_ENV:
+        raise _refuse("env", f"holds {len(request.env)} variables; at most {MAX_ENV} are passed")
+    for name, value in request.env.items():
+        if not ENV_NAME_PATTERN.fullmatch(name):
+            raise _refuse(f"env.{name}", "a variable's name is upper-case letters, digits and _, e.g. OPENAI_API_KEY")
+        if name in RESERVED_ENV:
+            raise _refuse(f"env.{name}", "is set by the runner for every agent and cannot be given")
+        if not isinstance(value, str) or len(value) > MAX_ENV_VALUE or "\x00" in value:
+            raise _refuse(f"env.{name}", f"must be text of at most {MAX_ENV_VALUE} characters")
+    # The descriptive fields end up in the bundle's manifest: the manifest's own rules judge them now.
+    name, _, tag = request.image.partition(":")
+    try:
+        parse_manifest(
+            data={
+                "schema": SCHEMA,
+                "agent": {"name": name, "version": tag or "latest", **request.agent},
+                "benchmark": {"split": request.split},
+                "llms": list(request.llms),
+                "notes": request.notes,
+            }
+        )
+    except BundleError as exc:
+        raise HostedRunRefused(
+            message=exc.message.removeprefix("manifest.json: "), field=str(exc.details.get("key", ""))
+        ) from None
+
+
+def _competitions(request: HostedRunRequest, benchmark) -> list[Competition]:
+    in_split = [
+        c
+        for c in Competition.objects.filter(benchmark=benchmark).select_related("pack").order_by("slug")
+        if request.split in c.splits
+    ]
+    if request.competitions:
+        known = {c.slug: c for c in in_split}
+        unknown = [slug for slug in request.competitions if slug not in known]
+        if unknown:
+            raise _refuse("competitions", f"{', '.join(unknown[:5])} is not in the {request.split} split")
+        in_split = [known[slug] for slug in dict.fromkeys(request.competitions)]
+    if not in_split:
+        raise _refuse("split", f"the {request.split} split has no competitions on this portal")
+    without = [c.slug for c in in_split if not getattr(getattr(c, "pack", None), "public_archive_path", "")]
+    if without:
+        raise HostedRunRefused(
+            status=409,
+            code="no_public_data",
+            message=f"{len(without)} competitions of the request have no public data on this portal "
+            f"(e.g. {', '.join(without[:3])}); an operator imports their packs with a public folder.",
+            field="competitions",
+        )
+    return in_split
+
+
+def _check_quota(team: Team) -> None:
+    since = timezone.now() - timedelta(days=1)
+    used = HostedRun.objects.filter(team=team, created_at__gte=since).exclude(status=HostedRun.Status.FAILED).count()
+    if used >= settings.HOSTED_RUNS_DAILY_QUOTA:
+        raise HostedRunRefused(
+            status=429,
+            code="quota_exceeded",
+            message=f"{team.name} asked for {used} hosted runs in the last 24 hours; the limit is "
+            f"{settings.HOSTED_RUNS_DAILY_QUOTA}. Failed runs do not count.",
+        )
+
+
+def hosted_run_create(*, team: Team, user, request: HostedRunRequest) -> HostedRun:
+    """Record the request and queue one task per (competition, seed). Refused requests leave nothing."""
+    _validate(request)
+    benchmark = current_benchmark()
+    if benchmark is None:
+        raise HostedRunRefused(
+            status=503, code="no_benchmark", message="No benchmark is loaded yet; an operator runs load_competitions."
+        )
+    competitions = _competitions(request, benchmark)
+    with transaction.atomic():
+        Team.objects.select_for_update().filter(pk=team.pk).first()  # two requests cannot both take the last slot
+        _check_quota(team)
+        run = HostedRun.objects.create(
+            team=team,
+            created_by=user,
+            benchmark=benchmark,
+            image=request.image,
+            split=request.split,
+            seeds=request.seeds,
+            time_limit_hours=request.time_limit_hours,
+            gpus_per_run=request.gpus_per_run,
+            agent=dict(request.agent),
+            llms=list(request.llms),
+            notes=request.notes,
+            env_names=sorted(request.env),
+            env_encrypted=env_encrypt(dict(request.env)),
+        )
+        now = timezone.now()
+        tasks = HostedTask.objects.bulk_create(
+            HostedTask(hosted_run=run, competition=competition, seed=seed, queued_at=now)
+            for seed in range(request.seeds)
+            for competition in competitions
+        )
+        for task in tasks:
+            queue.task_enqueue_after_commit(task_id=task.pk, attempt=task.attempt)
+    return run
+
+
+def hosted_task_cancel(*, task: HostedTask) -> bool:
+    """Cancel one (competition, seed): a queued task at once, a running one when its worker next beats."""
+    if task.status == HostedTask.Status.QUEUED:
+        cancelled = HostedTask.objects.filter(pk=task.pk, status=HostedTask.Status.QUEUED).update(
+            status=HostedTask.Status.CANCELLED, reason="cancelled by the team", finished_at=timezone.now()
+        )
+        if cancelled:
+            hosted_run_progress(hosted_run_id=task.hosted_run_id)
+            return True
+    return bool(HostedTask.objects.filter(pk=task.pk, status=HostedTask.Status.RUNNING).update(cancel_requested=True))
+
+
+def hosted_run_cancel(*, hosted_run: HostedRun) -> int:
+    """Cancel every task not yet ended, and the run itself: nothing is assembled or graded. Returns how many
+    tasks it stopped or will stop."""
+    with transaction.atomic():
+        run = HostedRun.objects.select_for_update().get(pk=hosted_run.pk)
+        if run.status in (*HostedRun.FINAL_STATUSES, HostedRun.Status.GRADING, HostedRun.Status.COLLECTING):
+            return 0
+        now = timezone.now()
+        queued = HostedTask.objects.filter(hosted_run=run, status=HostedTask.Status.QUEUED).update(
+            status=HostedTask.Status.CANCELLED, reason="the hosted run was cancelled", finished_at=now
+        )
+        running = HostedTask.objects.filter(hosted_run=run, status=HostedTask.Status.RUNNING).update(
+            cancel_requested=True
+        )
+        run.status, run.status_reason, run.finished_at = HostedRun.Status.CANCELLED, "cancelled by the team", now
+        run.save(update_fields=["status", "status_reason", "finished_at"])
+    return queued + running
+
+
+def hosted_run_progress(*, hosted_run_id: int) -> None:
+    """Move the run along after one of its tasks changed: running once one started, and once every task
+    ended, to collecting (then its bundle is assembled) or, when nothing ran at all, to failed."""
+    with transaction.atomic():
+        run = HostedRun.objects.select_for_update().get(pk=hosted_run_id)
+        if run.status in (*HostedRun.FINAL_STATUSES, HostedRun.Status.GRADING, HostedRun.Status.COLLECTING):
+            return
+        statuses = list(run.tasks.values_list("status", flat=True))
+        if all(status in HostedTask.FINAL_STATUSES for status in statuses):
+            if all(status == HostedTask.Status.CANCELLED for status in statuses):
+                run.status, run.status_reason = HostedRun.Status.CANCELLED, "every task was cancelled"
+                run.finished_at = timezone.now()
+            else:
+                run.status = HostedRun.Status.COLLECTING
+                queue.assemble_after_commit(hosted_run_id=run.pk)
+        elif any(status != HostedTask.Status.QUEUED for status in statuses):
+            run.status = HostedRun.Status.RUNNING
+        run.save(update_fields=["status", "status_reason", "finished_at"])
+
+
+def hosted_run_graded(*, hosted_run_id: int) -> None:
+    """Its submission reached a final status: the hosted run is done (the submission says how it went)."""
+    HostedRun.objects.filter(pk=hosted_run_id, status=HostedRun.Status.GRADING).update(
+        status=HostedRun.Status.DONE, finished_at=timezone.now()
+    )
