@@ -24,12 +24,14 @@ from grading.bundles.errors import BundleError
 from grading.services.intake import submission_create_hosted
 from grading.services.submissions import SubmissionRefused
 from runners.models import GpuWorker, HostedRun, HostedTask
+from runners.secrets import env_decrypt
 from runners.services.workers import hosted_files_delete
 
 logger = logging.getLogger(__name__)
 # Ids of hosted runs' folders are fixed per task, so assembling a run twice gives the same bundle.
 RUN_ID_NAMESPACE = uuid.UUID("4f7d1f6e-3c39-4c4b-9a59-6f1f2c3c9e10")
 COLLECTED = ("submission", "logs", "code", "run.log")
+REDACT_MAX_BYTES = 256 * 1024**2
 
 
 def run_group_name(hosted_run: HostedRun) -> str:
@@ -132,6 +134,24 @@ def _unpack_collected(*, task: HostedTask, into: Path) -> None:
             found = extracted.root / name
             if found.exists():
                 shutil.move(str(found), str(into / name))
+    redact_secrets(folder=into, secrets=env_decrypt(task.hosted_run.env_encrypted))
+
+
+def redact_secrets(*, folder: Path, secrets: dict[str, str]) -> None:
+    """The worker already replaced the team's secret values in what it sent; this holds even if a worker
+    did not: no file of the bundle keeps one (values shorter than 4 characters would match everywhere)."""
+    values = [(value.encode(), f"[secret {name}]".encode()) for name, value in secrets.items() if len(value) >= 4]
+    if not values:
+        return
+    for path in folder.rglob("*"):
+        if not path.is_file() or path.is_symlink() or path.stat().st_size > REDACT_MAX_BYTES:
+            continue
+        data = path.read_bytes()
+        redacted = data
+        for value, replacement in values:
+            redacted = redacted.replace(value, replacement)
+        if redacted != data:
+            path.write_bytes(redacted)
 
 
 def hosted_run_assemble(*, hosted_run_id: int) -> HostedRun:
@@ -143,7 +163,7 @@ def hosted_run_assemble(*, hosted_run_id: int) -> HostedRun:
     run = HostedRun.objects.select_related("team", "benchmark", "created_by").get(pk=hosted_run_id)
     if not claimed:
         return run
-    tasks = list(run.tasks.select_related("competition").order_by("competition__slug", "seed"))
+    tasks = list(run.tasks.select_related("competition", "hosted_run").order_by("competition__slug", "seed"))
     with tempfile.TemporaryDirectory(prefix=f"hosted-{run.pk}-") as scratch:
         root = Path(scratch) / "bundle"
         _write_bundle(hosted_run=run, tasks=tasks, root=root)

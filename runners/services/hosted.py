@@ -228,7 +228,7 @@ def hosted_run_progress(*, hosted_run_id: int) -> None:
             else:
                 run.status = HostedRun.Status.COLLECTING
                 queue.assemble_after_commit(hosted_run_id=run.pk)
-        elif any(status != HostedTask.Status.QUEUED for status in statuses):
+        elif run.tasks.filter(started_at__isnull=False).exists():
             run.status = HostedRun.Status.RUNNING
         run.save(update_fields=["status", "status_reason", "finished_at"])
 
