@@ -41,7 +41,7 @@ sys.path.insert(0, sys.argv[1])
 from grading.engine.medals import read_leaderboard, thresholds_from_leaderboard
 from grading.engine.registry import GraderRef
 from grading.engine.report import grade_submission
-import grading.engine.graders  # imports the graders (and scikit-learn) before the clock starts, as in a worker
+import grading.engine.graders  # imports the graders (and SciPy) before the clock starts, as in a worker
 jobs = json.loads(sys.argv[2])
 # VmHWM restarts at exec; ru_maxrss would carry over the parent's peak.
 rss = lambda: int(next(l for l in open("/proc/self/status") if l.startswith("VmHWM")).split()[1]) / 1024
