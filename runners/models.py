@@ -102,6 +102,10 @@ class HostedTask(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     elapsed_seconds = models.FloatField(null=True, blank=True)
     exit_code = models.IntegerField(null=True, blank=True)
+    # Measured by the worker: claim to agent started (data fetched, folders made), and agent ended to the
+    # collected archive sent. The overhead the portal adds to a run (benchmarks/hosted_overhead.py).
+    setup_seconds = models.FloatField(null=True, blank=True)
+    collect_seconds = models.FloatField(null=True, blank=True)
     output_tail = models.TextField(blank=True)
     archive_path = models.CharField(
         max_length=300, blank=True, help_text="What the worker collected, in private storage"

@@ -3,7 +3,7 @@
 from datetime import timedelta
 
 from django.conf import settings
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
 
@@ -50,13 +50,9 @@ def hosted_task_for_worker(*, task_id: int) -> HostedTask:
 def worker_list() -> list[GpuWorker]:
     """Every worker with its running tasks and whether it still beats."""
     lost_before = timezone.now() - timedelta(seconds=settings.HOSTED_WORKER_LOST_SECONDS)
-    workers: list[GpuWorker] = list(GpuWorker.objects.annotate(running=Count("tasks", filter=_running())).order_by("name"))
+    annotated = GpuWorker.objects.annotate(running=Count("tasks", filter=Q(tasks__status=HostedTask.Status.RUNNING)))
+    workers: list[GpuWorker] = list(annotated.order_by("name"))
     for worker in workers:
         worker.alive = worker.beat_at is not None and worker.beat_at >= lost_before  # type: ignore[attr-defined]
     return workers
 
-
-def _running():
-    from django.db.models import Q
-
-    return Q(tasks__status=HostedTask.Status.RUNNING)

@@ -204,12 +204,18 @@ def task_finish(
             archive_bytes = archive.size or 0
     reason = str(outcome.get("reason") or "")[:2000]
     exit_code = outcome.get("exit_code")
-    elapsed = outcome.get("elapsed_seconds")
+
+    def seconds(key: str) -> float | None:
+        value = outcome.get(key)
+        return float(value) if isinstance(value, int | float) and value >= 0 else None
+
     updated = HostedTask.objects.filter(pk=task.pk, attempt=attempt, worker=worker, status=T.RUNNING).update(
         status=status,
         reason=reason,
         exit_code=exit_code if isinstance(exit_code, int) else None,
-        elapsed_seconds=float(elapsed) if isinstance(elapsed, int | float) else None,
+        elapsed_seconds=seconds("elapsed_seconds"),
+        setup_seconds=seconds("setup_seconds"),
+        collect_seconds=seconds("collect_seconds"),
         finished_at=timezone.now(),
         archive_path=archive_path,
         archive_bytes=archive_bytes,

@@ -13,6 +13,7 @@ from portal.private_files import private_folder
 
 DEMO_EMAIL = "demo@example.org"
 DEMO_TEAM = "Demo team"
+LOCAL_WORKER = "local"
 
 
 class Command(BaseCommand):
@@ -37,6 +38,7 @@ class Command(BaseCommand):
             services.maintainer_grant(user=user)
         email, password = credentials.read_text().split()
         self._load_competitions()
+        self._local_worker_token()
         self.stdout.write(self.style.SUCCESS(f"Demo account (maintainer of '{DEMO_TEAM}'): {email} / {password}"))
 
     def _load_competitions(self) -> None:
@@ -44,10 +46,27 @@ class Command(BaseCommand):
         from competitions.models import CompetitionPack
 
         call_command("load_competitions")
+        out = settings.DATA_DIR / "demo-packs"
         if CompetitionPack.objects.exists():
+            if CompetitionPack.objects.filter(public_archive_path="").exists() and out.is_dir():
+                # Imported before packs kept their public data, which hosted runs mount: import them again.
+                call_command("import_competition_pack", str(out))
             return
-        out = private_folder(settings.DATA_DIR / "demo-packs")  # synthetic, but answers all the same
+        out = private_folder(out)  # synthetic, but answers all the same
         size = env_str("PORTAL_DEMO_PACK_SIZE", "small")
         self.stdout.write(f"First start: writing synthetic Lite competition packs ({size}) to {out} ...")
         call_command("make_demo_pack", "--split", "low", "--out", str(out), "--size", size, "--teams", "100")
         call_command("import_competition_pack", str(out))
+
+    def _local_worker_token(self) -> None:
+        """A token for the GPU worker scripts/run starts beside the web server (the process backend), kept in
+        PORTAL_DATA_DIR/worker-token, readable by this user only."""
+        from runners.models import GpuWorker
+        from runners.services.workers import worker_token_issue
+
+        token_file = settings.DATA_DIR / "worker-token"
+        if token_file.exists() and GpuWorker.objects.filter(name=LOCAL_WORKER).exists():
+            return
+        _, key = worker_token_issue(name=LOCAL_WORKER)
+        token_file.write_text(key + "\n")
+        token_file.chmod(0o600)

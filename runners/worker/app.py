@@ -1,0 +1,120 @@
+"""The GPU worker's own Celery app: `celery -A runners.worker.app worker -Q gpu -P threads -c <slots>`.
+
+It shares only the broker with the portal (runners.worker.config.broker_settings: CELERY_BROKER_URL, else
+REDIS_URL, else the filesystem broker under RUNNER_BROKER_DIR) and imports no Django: the worker machine
+holds a worker token, not the portal's settings or database credentials.
+
+Messages are acknowledged early and no results are kept: the portal is the source of truth for every task
+and re-queues lost work itself, so a message redelivered after a worker crash would only be refused by the
+claim anyway.
+"""
+
+import functools
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from celery import Celery, Task
+from celery.signals import worker_init, worker_ready, worker_shutting_down
+
+from runners.worker.backends.base import Backend
+from runners.worker.backends.process import ProcessBackend
+from runners.worker.client import PortalClient
+from runners.worker.config import ConfigError, WorkerConfig, broker_settings
+from runners.worker.execute import DoesNotFit, run_task
+from runners.worker.heartbeat import Heartbeat
+
+log = logging.getLogger(__name__)
+
+QUEUE = "gpu"
+TASK_NAME = "runners.hosted_task"
+# A task that does not fit now goes back to the queue for this long: another worker, or this one with a slot
+# freed, takes it; the server fails tasks that no worker took within HOSTED_QUEUE_TIMEOUT.
+REQUEUE_SECONDS = 5
+
+app = Celery("runners.worker")
+app.conf.update(
+    **broker_settings(),
+    task_default_queue=QUEUE,
+    task_routes={TASK_NAME: {"queue": QUEUE}},
+    task_ignore_result=True,
+    task_acks_late=False,
+    worker_prefetch_multiplier=1,
+    broker_connection_retry_on_startup=True,
+)
+
+
+@dataclass(frozen=True)
+class Worker:
+    config: WorkerConfig
+    backend: Backend
+
+
+def make_backend(config: WorkerConfig) -> Backend:
+    if config.backend == "docker":
+        from runners.worker.backends.docker import DockerBackend  # the docker SDK only where it is used
+
+        return DockerBackend()
+    return ProcessBackend(agents_dir=config.agents_dir)
+
+
+@functools.cache
+def worker() -> Worker:
+    """The configuration and backend, built once per process from the environment."""
+    config = WorkerConfig.from_env()
+    config.work_dir.mkdir(parents=True, exist_ok=True)
+    return Worker(config=config, backend=make_backend(config))
+
+
+def client_for(config: WorkerConfig) -> PortalClient:
+    return PortalClient(config.portal_url, config.token)
+
+
+@app.task(name=TASK_NAME, bind=True, ignore_result=True, acks_late=False, max_retries=None)
+def hosted_task(self: Task, task_id: int, attempt: int) -> None:
+    """Run one hosted task (runners.worker.execute.run_task); one that does not fit is sent back, unbounded."""
+    current = worker()
+    try:
+        run_task(task_id, attempt, config=current.config, client=client_for(current.config), backend=current.backend)
+    except DoesNotFit as exc:
+        log.info(
+            "task %s attempt %s does not fit this worker now (%s): back to the queue for %ss (time %d)",
+            task_id,
+            attempt,
+            exc,
+            REQUEUE_SECONDS,
+            self.request.retries + 1,
+        )
+        raise self.retry(countdown=REQUEUE_SECONDS, max_retries=None) from None
+
+
+@worker_init.connect
+def _check_the_configuration(**_: Any) -> None:
+    """A bad variable stops the worker before it takes any message, naming the variable."""
+    try:
+        worker()
+    except ConfigError as exc:
+        raise SystemExit(f"GPU worker configuration: {exc}") from None
+
+
+_heartbeat: list[Heartbeat] = []
+
+
+@worker_ready.connect
+def _start_the_heartbeat(sender: Any = None, **_: Any) -> None:
+    """The heartbeat reports and cancels the tasks of this process's registry: tasks must run in this process."""
+    pool = getattr(sender, "pool", None)
+    if pool is not None and type(pool).__module__.endswith("prefork"):
+        log.error("GPU worker: start it with -P threads; in prefork children the heartbeat cannot see its tasks")
+    config = worker().config
+    log.info(
+        "GPU worker: %s backend, work dir %s, capacity %s", config.backend, Path(config.work_dir), config.capacity()
+    )
+    _heartbeat.append(Heartbeat(client_for(config), config).start())
+
+
+@worker_shutting_down.connect
+def _stop_the_heartbeat(**_: Any) -> None:
+    while _heartbeat:
+        _heartbeat.pop().stop()

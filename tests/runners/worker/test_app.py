@@ -1,0 +1,176 @@
+"""The GPU worker as it is deployed: a real `celery -A runners.worker.app worker -Q gpu -P threads` process on the
+filesystem broker, running the process backend's agents, against the stand-in portal (portal_stand_in.py:
+it stands in for the portal's worker API, whose own tests live elsewhere)."""
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from celery import Celery
+
+from tests.runners.worker.portal_stand_in import TOKEN, StandInPortal
+
+REPO = Path(__file__).resolve().parents[3]
+pytestmark = pytest.mark.worker
+
+
+def wait_for(
+    condition: Callable[[], bool], what: str, worker: subprocess.Popen, log: Path, timeout: float = 60
+) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if worker.poll() is not None:
+            raise AssertionError(f"the worker exited with {worker.returncode}:\n{log.read_text()[-4000:]}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not after {timeout}s\n{log.read_text()[-4000:]}")
+        time.sleep(0.1)
+
+
+class GpuWorker:
+    def __init__(self, portal: StandInPortal, work_dir: Path, agents_dir: Path, tmp_path: Path) -> None:
+        self.broker_dir = tmp_path / "broker"
+        self.log = tmp_path / "worker.log"
+        env = {
+            name: value
+            for name, value in os.environ.items()
+            if name not in {"REDIS_URL", "CELERY_BROKER_URL", "DJANGO_SETTINGS_MODULE", "DATABASE_URL"}
+        }
+        env.update(
+            PORTAL_URL=portal.url,
+            PORTAL_WORKER_TOKEN=TOKEN,
+            PORTAL_DATA_DIR=str(tmp_path / "data"),
+            RUNNER_BROKER_DIR=str(self.broker_dir),
+            RUNNER_WORK_DIR=str(work_dir),
+            RUNNER_PROCESS_AGENTS_DIR=str(agents_dir),
+            RUNNER_POLL_SECONDS="0.05",
+            RUNNER_SLOTS="2",
+            PYTHONUNBUFFERED="1",
+        )
+        command = [sys.executable, "-m", "celery", "-A", "runners.worker.app", "worker", "-Q", "gpu", "-P", "threads",
+                   "-c", "2", "--without-gossip", "--without-mingle", "--loglevel", "INFO"]  # fmt: skip
+        self._log_file = self.log.open("wb")
+        self.process = subprocess.Popen(
+            command, cwd=REPO, env=env, stdout=self._log_file, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        self.portal = portal
+
+    def wait(self, condition: Callable[[], bool], what: str, timeout: float = 60) -> None:
+        wait_for(condition, what, self.process, self.log, timeout)
+
+    def send(self, task_id: int, attempt: int = 1) -> None:
+        """Publish as the portal does: by name, on the gpu queue."""
+        folders = {name: str(self.broker_dir / folder) for name, folder in
+                   [("data_folder_in", "queue"), ("data_folder_out", "queue"), ("processed_folder", "processed"),
+                    ("control_folder", "control")]}  # fmt: skip
+        publisher = Celery("portal-stand-in", broker="filesystem://")
+        publisher.conf.broker_transport_options = {**folders, "store_processed": False}
+        publisher.send_task("runners.hosted_task", args=(task_id, attempt), queue="gpu", ignore_result=True)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, 15)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, 9)
+                self.process.wait()
+        self._log_file.close()
+
+
+@pytest.fixture
+def gpu_worker(portal, work_dir, agents_dir, tmp_path) -> Iterator[GpuWorker]:
+    worker = GpuWorker(portal, work_dir, agents_dir, tmp_path)
+    try:
+        worker.wait(lambda: bool(portal.registers), "register")
+        yield worker
+    finally:
+        worker.stop()
+
+
+def test_the_worker_registers_runs_a_task_from_the_queue_and_finishes_it(gpu_worker, portal) -> None:
+    portal.add_task(1, files={"sample_submission.csv": b"id,target\n1,0\n"})
+
+    gpu_worker.send(1)
+    gpu_worker.wait(lambda: bool(portal.finishes), "finish")
+
+    assert portal.registers[0]["slots"] == 2 and portal.registers[0]["backend"] == "process"
+    [finish] = portal.finishes
+    assert (finish.task_id, finish.outcome["status"], finish.outcome["exit_code"]) == (1, "exited", 0)
+    assert finish.archive
+    gpu_worker.wait(lambda: len(portal.heartbeats) >= 2, "heartbeats")
+
+
+def test_a_task_that_does_not_fit_goes_back_to_the_queue_and_runs_later(gpu_worker, portal) -> None:
+    portal.add_task(2)
+    portal.refusals[2] = [(409, "does_not_fit")]
+
+    sent = time.monotonic()
+    gpu_worker.send(2)
+    gpu_worker.wait(lambda: bool(portal.finishes), "finish")
+
+    assert portal.claims == [(2, 1), (2, 1)]
+    assert time.monotonic() - sent >= 4
+    assert portal.finishes[0].outcome["status"] == "exited"
+    assert "does not fit this worker now" in gpu_worker.log.read_text()
+
+
+def test_a_cancel_in_a_heartbeat_answer_stops_the_running_agent(gpu_worker, portal, add_agent) -> None:
+    add_agent("sleeper", "echo waiting\nsleep 60\n")
+    portal.add_task(3, image="sleeper:1")
+
+    gpu_worker.send(3)
+    gpu_worker.wait(lambda: any(beat["running"] for beat in portal.heartbeats), "a beat listing the task")
+    portal.cancels.append({"task_id": 3, "attempt": 1})
+    gpu_worker.wait(lambda: bool(portal.finishes), "finish")
+
+    assert portal.finishes[0].outcome["status"] == "cancelled"
+
+
+def test_a_bad_variable_stops_the_worker_naming_it(tmp_path: Path) -> None:
+    env = {
+        "PATH": os.environ["PATH"],
+        "PORTAL_URL": "http://127.0.0.1:9",
+        "PORTAL_WORKER_TOKEN": TOKEN,
+        "RUNNER_GPUS": "lots",
+        "RUNNER_BROKER_DIR": str(tmp_path / "broker"),
+        "RUNNER_WORK_DIR": "/tmp/w",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "celery", "-A", "runners.worker.app", "worker", "-Q", "gpu", "-P", "threads"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+    assert done.returncode != 0
+    assert "RUNNER_GPUS='lots' is not an integer" in done.stdout + done.stderr
+
+
+WITHOUT_DJANGO = """
+import importlib, sys
+
+class NoDjango:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {"django", "portal", "rest_framework"}:
+            raise ModuleNotFoundError(name)
+
+sys.meta_path.insert(0, NoDjango())
+MODULES = ["app", "execute", "public_data", "heartbeat", "oracle", "collect", "client", "config"]
+for module in MODULES + ["backends.process"]:
+    importlib.import_module("runners.worker." + module)
+print("imported")
+"""
+
+
+def test_the_worker_runs_without_django_or_the_portals_code() -> None:
+    """Django is installed here, and kombu imports a piece of it when it can: the worker must not need it."""
+    env = {"PATH": os.environ["PATH"], "RUNNER_BROKER_DIR": "/tmp/rw-broker-import-check"}
+
+    done = subprocess.run(
+        [sys.executable, "-c", WITHOUT_DJANGO], cwd=REPO, env=env, capture_output=True, text=True, timeout=60
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "imported"
