@@ -76,7 +76,7 @@ def hosted_manifest(*, hosted_run: HostedRun, tasks: list[HostedTask]) -> dict[s
         },
         "seeds": hosted_run.seeds,
         # Measured: the longest run's wall time, not the limit asked for.
-        "runtime_hours": round(max(elapsed) / 3600, 4) if elapsed else 0,
+        "runtime_hours": round(max(elapsed) / 3600, 6) if elapsed else 0,
         "hardware": hardware,
         "internet_access": settings.HOSTED_ALLOW_NETWORK,
         # By construction: the agent's only oracle was the format check, nobody intervened.

@@ -5,3 +5,4 @@ importing them here makes them available to every test under tests/runners/.
 """
 
 from tests.runners.docker_engine import agent_image, docker_client, make_agent_image  # noqa: F401
+from tests.runners.gpu_worker import start_gpu_worker  # noqa: F401

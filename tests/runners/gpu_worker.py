@@ -22,6 +22,7 @@ EXAMPLE_AGENT = REPO / "runners" / "agents" / "example-agent"
 class GpuWorkerProcess:
     def __init__(self, *, portal_url: str, name: str, backend: str, agents_dir: Path, work_dir: Path, env: dict):
         _, self.token = worker_token_issue(name=name)
+        self.agents_dir = agents_dir
         self.log = Path(settings.DATA_DIR) / f"gpu-worker-{name}.log"
         # Nothing of the portal's own configuration: no database, no private files, no secret key.
         child_env = {
@@ -64,6 +65,11 @@ class GpuWorkerProcess:
                 self.process.wait()
         self._log_file.close()
 
+    def kill_orphans(self) -> None:
+        """Agents of a worker killed without warning run on in their own process groups, as they would on a
+        crashed machine's survivors; the test ends them."""
+        subprocess.run(["pkill", "-9", "-f", str(self.agents_dir)], check=False)
+
 
 def agents_folder(root: Path, *, scripts: dict[str, str]) -> Path:
     """RUNNER_PROCESS_AGENTS_DIR with the example agent and one folder per extra agent (its start.sh)."""
@@ -97,9 +103,10 @@ def start_gpu_worker(live_server, tmp_path_factory) -> Iterator[Callable[..., Gp
     try:
         yield start
     finally:
-        for worker in started:
+        for number, worker in enumerate(started):
             worker.kill()
-            shutil.rmtree(worker.process.args and f"/tmp/gw-{os.getpid()}-{started.index(worker)}", True)
+            worker.kill_orphans()
+            shutil.rmtree(f"/tmp/gw-{os.getpid()}-{number}", ignore_errors=True)
 
 
 def wait_until(condition: Callable[[], object], what: str, *, timeout: float = 120, logs: Callable[[], str] = str):

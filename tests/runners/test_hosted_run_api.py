@@ -212,7 +212,7 @@ def test_a_finished_run_becomes_a_hosted_submission_without_the_secret(
     assert submission is not None and submission.origin == Submission.Origin.HOSTED
     assert run.status == HostedRun.Status.GRADING
     manifest = submission.manifest
-    assert manifest["runtime_hours"] == round(12.5 / 3600, 4)  # measured, not declared
+    assert manifest["runtime_hours"] == round(12.5 / 3600, 6)  # measured, not declared
     assert manifest["hardware"]["gpus"] == [{"model": "A10", "count": 1, "memory_gb": 24.0}]
     assert manifest["agent"]["name"] == "Example agent" and manifest["internet_access"] is False
     from grading.services.submissions import submission_folder
