@@ -180,9 +180,7 @@ def measure(backend: str, repeats: int, burst: int) -> None:
 def docker_ready() -> str:
     if not os.environ.get("DOCKER_HOST"):
         return "DOCKER_HOST is not set (scripts/dockerd prints it)"
-    probe = subprocess.run(
-        ["docker", "image", "inspect", "example-agent:latest"], capture_output=True, text=True
-    )
+    probe = subprocess.run(["docker", "image", "inspect", "example-agent:latest"], capture_output=True, text=True)
     if probe.returncode:
         return "the engine has no example-agent:latest (scripts/build_agent_image)"
     return ""

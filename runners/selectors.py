@@ -55,4 +55,3 @@ def worker_list() -> list[GpuWorker]:
     for worker in workers:
         worker.alive = worker.beat_at is not None and worker.beat_at >= lost_before  # type: ignore[attr-defined]
     return workers
-

@@ -33,7 +33,7 @@ class GpuWorkerProcess:
         child_env.update(
             PORTAL_URL=portal_url,
             PORTAL_WORKER_TOKEN=self.token,
-            CELERY_BROKER_URL=settings.REDIS_URL,
+            CELERY_BROKER_URL=settings.REDIS_URL or "",
             RUNNER_BACKEND=backend,
             RUNNER_PROCESS_AGENTS_DIR=str(agents_dir),
             RUNNER_WORK_DIR=str(work_dir),
