@@ -10,6 +10,7 @@ from collections.abc import Callable
 from grading.checks import (
     benchmark_version,
     duplicate_submissions,
+    format_checks,
     grader_loophole,
     implausible_score,
     incomplete_coverage,
@@ -54,6 +55,7 @@ CHECKS: dict[str, Check] = {
     "grader_loophole": grader_loophole.check,
     "malformed_report": malformed_report.check,
     "report_only": report_only.check,
+    "format_checks": format_checks.check,
 }
 
 

@@ -103,6 +103,7 @@ def _write_bundle(*, hosted_run: HostedRun, tasks: list[HostedTask], root: Path)
         folder.mkdir()
         if task.archive_path:
             _unpack_collected(task=task, into=folder)
+        _write_format_checks(task=task, into=folder)
         made = (folder / "submission" / "submission.csv").is_file()
         metadata_runs[run_id] = {"seed": task.seed, "success": made and task.status == HostedTask.Status.DONE}
     (group / "metadata.json").write_text(
@@ -116,6 +117,17 @@ def _write_bundle(*, hosted_run: HostedRun, tasks: list[HostedTask], root: Path)
         )
     )
     (root / "manifest.json").write_text(json.dumps(hosted_manifest(hosted_run=hosted_run, tasks=tasks), indent=2))
+
+
+def _write_format_checks(*, task: HostedTask, into: Path) -> None:
+    """Every format check the portal answered for this task's last attempt, beside the collected folders
+    (grading/checks/format_checks.py counts them): the portal's record, not the agent's."""
+    calls = task.format_checks.filter(attempt=task.attempt).order_by("at", "pk")
+    lines = [
+        json.dumps({"at": call.at.isoformat(), "valid": call.valid, "reason": call.reason or None, "bytes": call.bytes})
+        for call in calls
+    ]
+    (into / "format_checks.jsonl").write_text("".join(line + "\n" for line in lines))
 
 
 def _unpack_collected(*, task: HostedTask, into: Path) -> None:

@@ -74,6 +74,8 @@ def _assert_graded_and_verified(run: HostedRun, submission: Submission, worker, 
     task = _task(run)
     assert task.status == HostedTask.Status.DONE and task.exit_code == 0
     assert FormatCheck.objects.filter(task=task, valid=True).count() == 1  # the agent checked once
+    (counted,) = submission.flags.filter(code="format_checks")
+    assert counted.severity == "info" and list(counted.evidence["calls_per_run"].values()) == [1]
     assert submission.manifest["hardware"]["gpus"] == [{"model": "A10", "count": 1}]
     assert 0 < submission.manifest["runtime_hours"] < 0.1
     entry = wait_until(lambda: Entry.objects.filter(submission=submission).first(), "the board's entry")

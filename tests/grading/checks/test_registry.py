@@ -35,7 +35,7 @@ SPEC_CHECKS = {
     "rule_violation",
     "grader_loophole",
 }
-PORTAL_CHECKS = {"malformed_report", "report_only"}  # the portal's own, beyond the table
+PORTAL_CHECKS = {"malformed_report", "report_only", "format_checks"}  # the portal's own, beyond the table
 EXTRA_CODES = {"score_mismatch": {"medals_unknown"}}  # codes a check raises besides its own
 
 
@@ -102,6 +102,8 @@ def dishonest(tmp_path_factory):
         run_files(root, PIZZA, 1, submission=shared, claimed=report(PIZZA, 0.5), regraded=report(PIZZA, 0.5)),
         run_files(root, SPOOKY, 0, claimed=report(SPOOKY, 0.3), regraded=report(SPOOKY, None)),
     ]
+    # A hosted run's agent that used the format check as a search oracle.
+    (runs[0].folder / "format_checks.jsonl").write_text('{"valid": false, "reason": "wrong columns"}\n' * 101)
     manifest = manifest_with(
         {
             "runtime_hours": 30,
