@@ -1,4 +1,5 @@
 import json
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -42,7 +43,44 @@ def test_reimporting_replaces_the_answers_and_removes_the_old_file(
         call_command("import_competition_pack", str(write_portal_pack(tmp_path / "a")))
         call_command("import_competition_pack", str(write_portal_pack(tmp_path / "b")))
     assert CompetitionPack.objects.count() == 1
-    assert sorted(p.name for p in _private_files()) == ["sample_submission.csv", "test.csv"]
+    assert sorted(p.name for p in _private_files()) == ["public.tar.gz", "sample_submission.csv", "test.csv"]
+
+
+def _public_names(pack: CompetitionPack) -> list[str]:
+    with tarfile.open(Path(settings.PRIVATE_ROOT) / pack.public_archive_path) as archive:
+        return sorted(archive.getnames())
+
+
+def test_the_public_folder_is_kept_for_hosted_runs_and_the_answers_are_not(registry, tmp_path):
+    folder = write_portal_pack(tmp_path / "spooky")
+    (folder / "public" / "train.csv").write_text("id,EAP,HPL,MWS\ntr1,1,0,0\n")
+    call_command("import_competition_pack", str(folder))
+    pack = CompetitionPack.objects.get(competition__slug=SPOOKY)
+    assert _public_names(pack) == ["description.md", "sample_submission.csv", "train.csv"]
+    assert pack.public_bytes == (Path(settings.PRIVATE_ROOT) / pack.public_archive_path).stat().st_size
+    assert len(pack.public_sha256) == 64
+
+
+def test_an_mlebench_directory_gives_its_prepared_public_folder(registry, tmp_path):
+    call_command("import_competition_pack", str(write_mlebench_data_dir(tmp_path / "data")))
+    pack = CompetitionPack.objects.get(competition__slug=SPOOKY)
+    assert _public_names(pack) == ["description.md", "sample_submission.csv"]
+
+
+@pytest.mark.parametrize("where", ["answers inside", "a link"])
+def test_a_public_folder_that_would_leak_is_refused_and_nothing_is_kept(registry, tmp_path, where):
+    folder = write_portal_pack(tmp_path / "spooky")
+    if where == "answers inside":
+        (folder / "public" / "test.csv").write_text((folder / "private" / "test.csv").read_text())
+        spec = json.loads((folder / "pack.json").read_text())
+        (folder / "pack.json").write_text(json.dumps({**spec, "answers": "public/test.csv"}))
+        words = "holds the answers file"
+    else:
+        (folder / "public" / "answers.csv").symlink_to(folder / "private" / "test.csv")
+        words = "is a link"
+    with pytest.raises(CommandError, match=words):
+        call_command("import_competition_pack", str(folder))
+    assert not CompetitionPack.objects.exists() and _private_files() == []
 
 
 def test_a_pack_leaderboard_gives_thresholds_only_where_kaggle_has_none(registry, tmp_path):
