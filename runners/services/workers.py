@@ -111,6 +111,11 @@ def task_claim(*, worker: GpuWorker, task_id: int, attempt: int, public_data_url
                 status=409, code="not_queued", message=f"task {task_id} attempt {attempt} is not queued"
             )
         run = task.hosted_run
+        if worker.registered_at is None:
+            # Its capacity is unknown until it registers (it does on start): try again in a moment.
+            raise WorkerRefused(
+                status=409, code="does_not_fit", message=f"{worker.name} has not registered its capacity yet"
+            )
         busy = HostedTask.objects.filter(worker=worker, status=T.RUNNING)
         gpus_busy = busy.aggregate(n=Sum("hosted_run__gpus_per_run"))["n"] or 0
         if busy.count() >= worker.slots or gpus_busy + run.gpus_per_run > worker.gpus:

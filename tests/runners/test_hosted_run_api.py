@@ -163,6 +163,18 @@ def test_a_task_that_does_not_fit_the_workers_free_gpus_is_left_queued(registry,
     assert task.status == HostedTask.Status.QUEUED and task.worker is None
 
 
+def test_a_worker_that_has_not_registered_gets_nothing_yet(registry, alice_api):
+    from runners.services.workers import worker_token_issue
+
+    run_id = _create(alice_api, gpus_per_run=0).json()["id"]
+    task = HostedTask.objects.get(hosted_run_id=run_id)
+    _, key = worker_token_issue(name="fresh")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Worker {key}")
+    response = client.post(f"/api/v1/workers/tasks/{task.pk}/claim/", {"attempt": 1}, format="json")
+    assert response.status_code == 409 and "not registered" in response.json()["error"]["message"]
+
+
 def _claimed(alice_api, **overrides) -> tuple[HostedTask, GpuWorker, APIClient]:
     run_id = _create(alice_api, **overrides).json()["id"]
     task = HostedTask.objects.get(hosted_run_id=run_id)

@@ -206,3 +206,22 @@ def test_a_container_writing_10_gb_is_stopped_at_the_cap(
     assert "over the cap of 31457280 bytes" in task.reason
     assert task.archive_path == ""  # nothing of it is kept
     assert task.elapsed_seconds < 60
+
+
+@pytest.mark.usefixtures("agent_image")
+def test_cancel_stops_a_running_container_and_removes_it(
+    hosted_registry, celery_worker, start_gpu_worker, alice_api, make_agent_image, docker_client
+):
+    image = make_agent_image("echo started; while true; do sleep 0.2; done")
+    with override_settings(HOSTED_HEARTBEAT_SECONDS=1):
+        worker = start_gpu_worker(backend="docker")
+        run = _ask(alice_api, image=image, gpus_per_run=0)
+        wait_until(lambda: "started" in _task(run).output_tail, "the container's output", logs=worker.output)
+        task = _task(run)
+        label = f"portal.task={task.pk}"
+        assert docker_client.containers.list(filters={"label": label})
+        assert alice_api.post(f"/api/v1/hosted-runs/{run.pk}/cancel/").status_code == 200
+        wait_until(lambda: _task(run).status == HostedTask.Status.CANCELLED, "cancelled", logs=worker.output)
+        wait_until(
+            lambda: not docker_client.containers.list(all=True, filters={"label": label}), "the container removed"
+        )
