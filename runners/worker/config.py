@@ -14,9 +14,6 @@ from typing import Any
 
 BACKENDS = ("process", "docker")
 REPO_DIR = Path(__file__).resolve().parent.parent.parent
-# AF_UNIX socket paths hold at most 107 bytes; a process agent reaches the oracle's socket at
-# <work dir>/tasks/<task>-<attempt>/oracle/oracle.sock, and the task part takes up to about 46 of them.
-MAX_WORK_DIR_BYTES = 60
 
 
 class ConfigError(ValueError):
@@ -79,15 +76,7 @@ def _work_dir(environ: Mapping[str, str], backend: str) -> Path:
         folder = Path(str(_raw(environ, "PORTAL_DATA_DIR"))) / "gpu-worker"
     else:
         folder = Path(tempfile.gettempdir()) / "mle-gpu-worker"
-    folder = folder.resolve()
-    # Process agents connect to the socket by its host path; containers see it at /home/.oracle/oracle.sock.
-    if backend == "process" and len(os.fsencode(folder)) > MAX_WORK_DIR_BYTES:
-        raise ConfigError(
-            f"RUNNER_WORK_DIR={str(folder)!r} is too long for the process backend: its agents reach the format "
-            f"check's Unix socket under it, and socket paths are limited to 107 bytes; use a folder of at most "
-            f"{MAX_WORK_DIR_BYTES} bytes"
-        )
-    return folder
+    return folder.resolve()
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,31 @@ def test_the_run_command_serves_the_portal_with_a_worker_and_stops_on_ctrl_c(tmp
             timeout=90,
         )
         assert "'echo': 'x'" in ping.stdout, ping.stderr
+
+        # A hosted run of the example agent, on the hosted-runs worker the run command started beside them.
+        token = subprocess.run(
+            [str(REPO / ".venv" / "bin" / "python"), "manage.py", "issue_token", "--username", "demo", "--team",
+             "Demo team"],
+            cwd=REPO, env=env, capture_output=True, text=True, check=True,
+        ).stdout.strip().splitlines()[-1]  # fmt: skip
+        headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
+        body = {"image": "example-agent:latest", "split": "low", "seeds": 1, "time_limit_hours": 1,
+                "competitions": ["spooky-author-identification"]}  # fmt: skip
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/api/v1/hosted-runs/", data=json.dumps(body).encode(), headers=headers
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            hosted = json.loads(response.read())
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not hosted["submission_id"]:
+            time.sleep(0.5)
+            with urllib.request.urlopen(
+                urllib.request.Request(hosted["url"].replace("/hosted-runs/", "/api/v1/hosted-runs/"), headers=headers)
+            ) as response:
+                hosted = json.loads(response.read())
+        log.seek(0)
+        assert hosted["submission_id"], log.read()[-5000:]
+        assert [run["status"] for run in hosted["runs"]] == ["done"] and hosted["runs"][0]["worker"] == "local"
     finally:
         os.killpg(process.pid, signal.SIGINT)
         try:
@@ -152,14 +177,15 @@ class RunCommand:
             time.sleep(0.3)
 
     def worker(self) -> int | None:
-        """The pid of the worker's main process: the leader of the process group scripts/run gave it."""
+        """The process group scripts/run gave its workers (the grading worker and the hosted-runs worker)."""
         found = subprocess.run(["pgrep", "-f", f"{self.data}/celerybeat-schedule"], capture_output=True, text=True)
         for pid in map(int, found.stdout.split()):
             try:
-                if os.getpgid(pid) == pid:
-                    return pid
+                group = os.getpgid(pid)
             except ProcessLookupError:
-                pass
+                continue
+            if group != self.process.pid:
+                return group
         return None
 
     def kill_worker(self) -> int:

@@ -11,6 +11,7 @@ import os
 import re
 import signal
 import subprocess
+import tempfile
 import threading
 from pathlib import Path
 
@@ -23,7 +24,21 @@ AGENT_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
-def agent_env(spec: RunSpec, paths: RunPaths, agent_dir: Path) -> dict[str, str]:
+# AF_UNIX socket paths hold at most 107 bytes, and a process agent connects to the format check's socket by
+# its path; a longer one is reached through a short link in the temporary folder instead.
+MAX_SOCKET_PATH = 100
+
+
+def oracle_link(paths: RunPaths) -> Path | None:
+    """A short path to the task's oracle folder when its own is too long to connect to; None when it is not."""
+    if len(os.fsencode(paths.oracle_dir / "oracle.sock")) <= MAX_SOCKET_PATH:
+        return None
+    link = Path(tempfile.mkdtemp(prefix="oracle-")) / "o"
+    link.symlink_to(paths.oracle_dir, target_is_directory=True)
+    return link
+
+
+def agent_env(spec: RunSpec, paths: RunPaths, agent_dir: Path, oracle: Path | None = None) -> dict[str, str]:
     """What the agent sees: PATH, HOME and LANG, the team's variables, then the task's own paths (last, so a
     team variable cannot move them)."""
     env = {
@@ -40,7 +55,7 @@ def agent_env(spec: RunSpec, paths: RunPaths, agent_dir: Path) -> dict[str, str]
             "SUBMISSION_DIR": str(paths.submission),
             "LOGS_DIR": str(paths.logs),
             "CODE_DIR": str(paths.code),
-            "ORACLE_SOCKET": str(paths.oracle_dir / "oracle.sock"),
+            "ORACLE_SOCKET": str((oracle or paths.oracle_dir) / "oracle.sock"),
             "VALIDATE_SUBMISSION": str(paths.validate_script),
             "AGENT_DIR": str(agent_dir),
         }
@@ -49,10 +64,13 @@ def agent_env(spec: RunSpec, paths: RunPaths, agent_dir: Path) -> dict[str, str]
 
 
 class ProcessHandle:
-    def __init__(self, process: subprocess.Popen[bytes], output: Path, paths: RunPaths) -> None:
+    def __init__(
+        self, process: subprocess.Popen[bytes], output: Path, paths: RunPaths, oracle: Path | None = None
+    ) -> None:
         self._process = process
         self._output = output
         self._paths = paths
+        self._oracle = oracle
         self._lock = threading.Lock()
         self._removed = False
 
@@ -116,6 +134,9 @@ class ProcessHandle:
                 return
             self._removed = True
             self._output.unlink(missing_ok=True)
+            if self._oracle is not None:
+                self._oracle.unlink(missing_ok=True)
+                self._oracle.parent.rmdir()
 
 
 class ProcessBackend:
@@ -144,12 +165,13 @@ class ProcessBackend:
         folder = self.agent_dir(spec.image)
         # Beside the task's folder, not in it: the agent's own files must not hold its output log.
         output = paths.home.parent / f".{paths.home.name}.output"
+        oracle = oracle_link(paths)
         with output.open("wb") as sink:
             try:
                 process = subprocess.Popen(
                     ["bash", str(folder / "start.sh")],
                     cwd=paths.home,
-                    env=agent_env(spec, paths, folder),
+                    env=agent_env(spec, paths, folder, oracle),
                     stdin=subprocess.DEVNULL,
                     stdout=sink,
                     stderr=subprocess.STDOUT,
@@ -157,6 +179,9 @@ class ProcessBackend:
                 )
             except OSError as exc:
                 output.unlink(missing_ok=True)
+                if oracle is not None:
+                    oracle.unlink()
+                    oracle.parent.rmdir()
                 raise BackendError(f"cannot start {folder / 'start.sh'}: {exc.strerror}") from None
         log.info("task %s attempt %s: started %s as pid %s", spec.task_id, spec.attempt, folder, process.pid)
-        return ProcessHandle(process, output, paths)
+        return ProcessHandle(process, output, paths, oracle)

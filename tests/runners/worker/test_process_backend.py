@@ -105,6 +105,28 @@ def test_the_agent_sees_a_minimal_environment_and_the_tasks_own(backend, paths, 
     }  # fmt: skip
 
 
+def test_an_agent_deep_in_a_long_work_dir_reaches_the_oracle_through_a_short_link(backend, tmp_path, add_agent) -> None:
+    """Unix socket paths hold 107 bytes; a task folder deeper than that still gets a socket path it can connect to."""
+    import socket
+
+    paths = make_paths(tmp_path / ("w" * 60) / ("x" * 60) / "task-1-2")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(f"/proc/self/fd/{os.open(paths.oracle_dir, os.O_RDONLY)}/oracle.sock")
+    server.listen(1)
+    add_agent(
+        "caller",
+        "python3 -c \"import os, socket; socket.socket(socket.AF_UNIX).connect(os.environ['ORACLE_SOCKET'])\"\n",
+    )
+    handle = backend.start(make_spec("caller"), paths)
+
+    assert wait_exit(handle) == 0, handle.output_tail()
+    link = Path(handle._oracle or "")
+    assert len(str(link / "oracle.sock")) < 100 and link.resolve() == paths.oracle_dir.resolve()
+    handle.remove()
+    assert not link.exists() and not link.parent.exists()
+    server.close()
+
+
 def test_it_runs_the_agent_in_its_task_folder_and_keeps_its_output(backend, paths, add_agent) -> None:
     add_agent("talker", 'pwd\necho "to stderr" >&2\nexit 3\n')
 
