@@ -82,6 +82,17 @@ def _worker_env(extra: dict | None = None) -> dict:
     return env
 
 
+def stop_group(process: subprocess.Popen, sig: int = 15, *, grace: float = 20) -> None:
+    """Signal a process started in a session of its own, and its whole group; SIGKILL after the grace."""
+    if process.poll() is None:
+        os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, 9)
+            process.wait()
+
+
 class WorkerProcess:
     def __init__(self, *, queues: str = "default,grading", concurrency: int = 1, env: dict | None = None):
         self.name = f"test-{uuid.uuid4().hex[:8]}@%h"
@@ -131,13 +142,7 @@ class WorkerProcess:
         return self.log.read_text(errors="replace")[-5000:]
 
     def kill(self, sig: int = 15) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, sig)
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, 9)
-                self.process.wait()
+        stop_group(self.process, sig)
         self._log_file.close()
 
 

@@ -14,6 +14,7 @@ import pytest
 from django.conf import settings
 
 from runners.services.workers import worker_token_issue
+from tests.conftest import stop_group
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE_AGENT = REPO / "runners" / "agents" / "example-agent"
@@ -56,13 +57,7 @@ class GpuWorkerProcess:
         return self.log.read_text(errors="replace")
 
     def kill(self, sig: int = 15) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, sig)
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, 9)
-                self.process.wait()
+        stop_group(self.process, sig)
         self._log_file.close()
 
     def kill_orphans(self) -> None:

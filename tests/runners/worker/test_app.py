@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from celery import Celery
 
+from tests.conftest import stop_group
 from tests.runners.worker.portal_stand_in import TOKEN, StandInPortal
 
 REPO = Path(__file__).resolve().parents[3]
@@ -71,13 +72,7 @@ class GpuWorker:
         publisher.send_task("runners.hosted_task", args=(task_id, attempt), queue="gpu", ignore_result=True)
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, 15)
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, 9)
-                self.process.wait()
+        stop_group(self.process, 15)
         self._log_file.close()
 
 
