@@ -20,6 +20,12 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+def _as_from_a_terminal() -> None:
+    """Ctrl-C as a terminal delivers it: a test run started in the background without job control inherits
+    SIGINT ignored, and a shell cannot trap a signal ignored when it started."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _get(url: str) -> tuple[int, str]:
     try:
         with urllib.request.urlopen(url, timeout=5) as response:
@@ -35,7 +41,13 @@ def test_the_run_command_serves_the_portal_with_a_worker_and_stops_on_ctrl_c(tmp
     env.update({"PORT": str(port), "PORTAL_DATA_DIR": str(tmp_path / "data")})
     log = (tmp_path / "run.log").open("w+")
     process = subprocess.Popen(
-        [str(REPO / "scripts" / "run")], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        [str(REPO / "scripts" / "run")],
+        cwd=REPO,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        preexec_fn=_as_from_a_terminal,
     )
     try:
         # The first start also writes and imports the synthetic Lite packs.
@@ -157,6 +169,7 @@ class RunCommand:
             stdout=self.log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=_as_from_a_terminal,
         )
 
     def output(self) -> str:
