@@ -175,6 +175,21 @@ def hosted_run_assemble(*, hosted_run_id: int) -> HostedRun:
     run = HostedRun.objects.select_related("team", "benchmark", "created_by").get(pk=hosted_run_id)
     if not claimed:
         return run
+    try:
+        return _assemble(run)
+    except Exception as exc:
+        # Not the team's doing (storage, a bug): the run ends failed with the reason rather than hang in grading.
+        logger.exception("hosted run %s: the assembly failed", run.pk)
+        HostedRun.objects.filter(pk=run.pk, submission__isnull=True).update(
+            status=HostedRun.Status.FAILED,
+            status_reason=f"the portal could not assemble the bundle: {exc}",
+            finished_at=timezone.now(),
+        )
+        run.refresh_from_db()
+        return run
+
+
+def _assemble(run: HostedRun) -> HostedRun:
     tasks = list(run.tasks.select_related("competition", "hosted_run").order_by("competition__slug", "seed"))
     with tempfile.TemporaryDirectory(prefix=f"hosted-{run.pk}-") as scratch:
         root = Path(scratch) / "bundle"

@@ -316,3 +316,24 @@ def test_the_form_starts_a_run_and_the_page_shows_it_live_without_the_secret(reg
         },
     )
     assert bad.status_code == 400 and "image reference" in bad.content.decode()
+
+
+def test_an_assembly_that_fails_ends_the_run_failed_with_the_reason(
+    registry, alice_api, lite_packs, django_capture_on_commit_callbacks
+):
+    from django.core.files.storage import storages
+
+    task, _, client = _claimed(alice_api)
+    sample = (lite_packs / COMPETITION / "public" / "sample_submission.csv").read_bytes()
+    archive = collected_archive(files={"submission/submission.csv": sample})
+    with django_capture_on_commit_callbacks():
+        client.post(
+            f"/api/v1/workers/tasks/{task.pk}/finish/", {"outcome": outcome(), "archive": archive}, format="multipart"
+        )
+    task.refresh_from_db()
+    storages["private"].delete(task.archive_path)  # the collected files are gone before the assembly
+    with django_capture_on_commit_callbacks():
+        run = hosted_run_assemble(hosted_run_id=task.hosted_run_id)
+    assert run.status == HostedRun.Status.FAILED and run.submission is None
+    assert run.status_reason.startswith("the portal could not assemble the bundle")
+    assert not Submission.objects.exists()
