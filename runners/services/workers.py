@@ -126,9 +126,13 @@ def task_claim(*, worker: GpuWorker, task_id: int, attempt: int, public_data_url
                 f"{worker.slots - busy.count()} of {worker.slots} slots free; the task needs {run.gpus_per_run} GPUs",
             )
         now = timezone.now()
-        HostedTask.objects.filter(pk=task.pk, status=T.QUEUED, attempt=attempt).update(
+        taken = HostedTask.objects.filter(pk=task.pk, status=T.QUEUED, attempt=attempt).update(
             status=T.RUNNING, worker=worker, started_at=now, cancel_requested=False, output_tail=""
         )
+        if not taken:  # another worker's claim (or a cancel) got there between the read and this update
+            raise WorkerRefused(
+                status=409, code="not_queued", message=f"task {task_id} attempt {attempt} is not queued"
+            )
     hosted_run_progress(hosted_run_id=run.pk)
     pack = task.competition.pack
     logger.info("task %s attempt %s claimed by %s", task.pk, attempt, worker.name)

@@ -337,3 +337,39 @@ def test_an_assembly_that_fails_ends_the_run_failed_with_the_reason(
     assert run.status == HostedRun.Status.FAILED and run.submission is None
     assert run.status_reason.startswith("the portal could not assemble the bundle")
     assert not Submission.objects.exists()
+
+
+def _claim_at_once(worker, task_id: int, barrier, outcomes: list[str]) -> None:
+    from django.db import connection
+
+    from runners.services.workers import WorkerRefused, task_claim
+
+    try:
+        barrier.wait()
+        task_claim(worker=worker, task_id=task_id, attempt=1, public_data_url="http://portal/data")
+        outcomes.append("claimed")
+    except WorkerRefused as exc:
+        outcomes.append(exc.code)
+    finally:
+        connection.close()
+
+
+@pytest.mark.django_db(transaction=True)
+@override_settings(HOSTED_RUNS_DAILY_QUOTA=10)
+def test_two_workers_claiming_one_task_at_once_get_it_once(registry_with_packs, alice_api):
+    import threading
+
+    workers = [worker_client(name=f"racer-{n}")[0] for n in range(2)]
+    for round_number in range(5):
+        run_id = _create(alice_api, gpus_per_run=0, seeds=1).json()["id"]
+        task = HostedTask.objects.get(hosted_run_id=run_id)
+        barrier, outcomes = threading.Barrier(2), []
+        threads = [
+            threading.Thread(target=_claim_at_once, args=(worker, task.pk, barrier, outcomes)) for worker in workers
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert sorted(outcomes) == ["claimed", "not_queued"], (round_number, outcomes)
+        HostedTask.objects.filter(pk=task.pk).update(status=HostedTask.Status.CANCELLED)
