@@ -214,8 +214,9 @@ def hosted_run_cancel(*, hosted_run: HostedRun) -> int:
 
 
 def hosted_run_progress(*, hosted_run_id: int) -> None:
-    """Move the run along after one of its tasks changed: running once one started, and once every task
-    ended, to collecting (then its bundle is assembled) or, when nothing ran at all, to failed."""
+    """Move the run along after one of its tasks changed: running once one started; once every task ended,
+    collecting (its bundle is then assembled, failed tasks counting as runs without a submission), or
+    cancelled when every task was cancelled."""
     with transaction.atomic():
         run = HostedRun.objects.select_for_update().get(pk=hosted_run_id)
         if run.status in (*HostedRun.FINAL_STATUSES, HostedRun.Status.GRADING, HostedRun.Status.COLLECTING):
