@@ -10,6 +10,7 @@ claim anyway.
 """
 
 import functools
+import hashlib
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,7 +56,8 @@ def make_backend(config: WorkerConfig) -> Backend:
     if config.backend == "docker":
         from runners.worker.backends.docker import DockerBackend  # the docker SDK only where it is used
 
-        return DockerBackend()
+        # The label names this worker's containers without giving the token away.
+        return DockerBackend(worker_label=hashlib.sha256(config.token.encode()).hexdigest()[:16])
     return ProcessBackend(agents_dir=config.agents_dir)
 
 
@@ -111,6 +113,9 @@ def _start_the_heartbeat(sender: Any = None, **_: Any) -> None:
     log.info(
         "GPU worker: %s backend, work dir %s, capacity %s", config.backend, Path(config.work_dir), config.capacity()
     )
+    remove_orphans = getattr(worker().backend, "remove_orphans", None)
+    if remove_orphans is not None:
+        remove_orphans()  # nothing runs yet: what carries this worker's label is left from a crash
     _heartbeat.append(Heartbeat(client_for(config), config).start())
 
 

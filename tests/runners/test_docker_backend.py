@@ -204,6 +204,24 @@ def test_kill_stops_a_running_agent_and_remove_leaves_no_container(backend, make
     assert handle.exit_code() is not None
 
 
+def test_a_restarted_worker_removes_its_own_orphaned_containers_and_no_one_elses(
+    docker_client, make_agent_image, paths
+):
+    image = make_agent_image("sleep 600")
+    mine, theirs = f"worker-a-{random.randint(0, 10**9)}", f"worker-b-{random.randint(0, 10**9)}"
+    orphan = DockerBackend(docker_client, worker_label=mine).start(run_spec(image), paths)  # its worker dies here
+    kept = DockerBackend(docker_client, worker_label=theirs).start(run_spec(image), paths)
+    try:
+        restarted = DockerBackend(docker_client, worker_label=mine)
+        assert restarted.remove_orphans() == 1
+        assert docker_client.containers.list(all=True, filters={"label": f"portal.worker={mine}"}) == []
+        assert len(docker_client.containers.list(filters={"label": f"portal.worker={theirs}"})) == 1
+        assert DockerBackend(docker_client).remove_orphans() == 0  # no label, nothing of anyone's
+    finally:
+        orphan.remove()
+        kept.remove()
+
+
 def test_written_bytes_counts_what_the_agent_writes_outside_its_folders(backend, make_agent_image, paths):
     handle = backend.start(run_spec(make_agent_image("head -c 50000000 /dev/urandom > /tmp/blob; sleep 600")), paths)
     deadline = time.monotonic() + 30

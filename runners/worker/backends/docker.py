@@ -296,13 +296,40 @@ class DockerBackend:
 
     name = "docker"
 
-    def __init__(self, client: docker.DockerClient | None = None, *, owner: tuple[int, int] | None = None) -> None:
+    def __init__(
+        self,
+        client: docker.DockerClient | None = None,
+        *,
+        owner: tuple[int, int] | None = None,
+        worker_label: str = "",
+    ) -> None:
         """owner: uid and gid that get the agent's files back after it exits; by default the worker's own user
-        when it is not root (root reads and deletes whatever the agent left)."""
+        when it is not root (root reads and deletes whatever the agent left). worker_label: marks this worker's
+        containers (label portal.worker), so that after a crash it removes its own orphans and no one else's."""
         self.client = client if client is not None else connect()
         if owner is None and os.geteuid() != 0:
             owner = (os.getuid(), os.getgid())
         self.owner = owner
+        self.worker_label = worker_label
+
+    def remove_orphans(self) -> int:
+        """Remove the containers this worker left when it last ended without cleaning up (SIGKILL, a crash):
+        called at start, when it runs nothing yet. Their tasks were queued again by the portal's watchdog."""
+        if not self.worker_label:
+            return 0
+        try:
+            found = self.client.containers.list(all=True, filters={"label": f"portal.worker={self.worker_label}"})
+        except (DockerException, requests.RequestException) as error:
+            logger.warning("could not list this worker's old containers: %s", error)
+            return 0
+        for container in found:
+            try:
+                container.remove(force=True)
+            except DockerException as error:
+                logger.warning("could not remove the old container %s: %s", container.name, error)
+        if found:
+            logger.warning("removed %s container(s) left by this worker's last run", len(found))
+        return len(found)
 
     def start(self, spec: RunSpec, paths: RunPaths) -> DockerHandle:
         try:
@@ -315,6 +342,8 @@ class DockerBackend:
         except (DockerException, requests.RequestException) as error:
             raise BackendError(f"The Docker engine at {_engine_address()} does not answer ({error}).") from error
         options = container_options(spec, paths)
+        if self.worker_label:
+            options["labels"] = {**options["labels"], "portal.worker": self.worker_label}
         try:
             container = self.client.containers.create(**options)
         except (DockerException, requests.RequestException) as error:
