@@ -3,6 +3,7 @@ check formats and hand back what they collected. Views validate, call one servic
 
 import json
 
+from django.conf import settings
 from django.http import FileResponse
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema, inline_serializer
@@ -14,6 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from portal.accounts.models import Team
+from portal.accounts.selectors import signed_in_user, teams_for_user
 from portal.api.exception_handler import ApiError
 from runners import selectors
 from runners.auth import IsWorker, WorkerTokenAuthentication
@@ -94,8 +96,6 @@ class HostedRunSerializer(serializers.Serializer):
 
 
 def _team_for(request: Request, named: str | None) -> Team:
-    from portal.accounts.selectors import signed_in_user, teams_for_user
-
     token_team = getattr(request.auth, "team", None)
     if isinstance(token_team, Team):
         return token_team
@@ -230,8 +230,6 @@ class CapacitySerializer(serializers.Serializer):
 class WorkerRegisterApi(_WorkerApi):
     @extend_schema(request=CapacitySerializer, responses=inline_serializer("WorkerRegistered", {}))
     def post(self, request: Request) -> Response:
-        from django.conf import settings
-
         body = CapacitySerializer(data=request.data)
         body.is_valid(raise_exception=True)
         worker = worker_register(worker=_worker(request), capacity=Capacity(**body.validated_data))

@@ -15,6 +15,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.files.storage import storages
 from django.db import transaction
 from django.utils import timezone
@@ -25,13 +26,13 @@ from grading.services.intake import submission_create_hosted
 from grading.services.submissions import SubmissionRefused
 from runners.models import GpuWorker, HostedRun, HostedTask
 from runners.secrets import env_decrypt
-from runners.services.workers import hosted_files_delete
+from runners.services.workers import hosted_files_delete, task_cpus, task_memory_gb
+from runners.worker.collect import redact_tree, secret_values
 
 logger = logging.getLogger(__name__)
 # Ids of hosted runs' folders are fixed per task, so assembling a run twice gives the same bundle.
 RUN_ID_NAMESPACE = uuid.UUID("4f7d1f6e-3c39-4c4b-9a59-6f1f2c3c9e10")
 COLLECTED = ("submission", "logs", "code", "run.log")
-REDACT_MAX_BYTES = 256 * 1024**2
 
 
 def run_group_name(hosted_run: HostedRun) -> str:
@@ -43,8 +44,6 @@ def run_id_for(task: HostedTask) -> str:
 
 
 def hosted_manifest(*, hosted_run: HostedRun, tasks: list[HostedTask]) -> dict[str, Any]:
-    from runners.services.workers import task_cpus, task_memory_gb
-
     benchmark = hosted_run.benchmark
     workers = list(GpuWorker.objects.filter(pk__in={t.worker_id for t in tasks if t.worker_id}))
     name, _, tag = hosted_run.image.partition(":")
@@ -62,8 +61,6 @@ def hosted_manifest(*, hosted_run: HostedRun, tasks: list[HostedTask]) -> dict[s
             ]
         else:
             hardware["gpus"] = []
-    from django.conf import settings
-
     return {
         "schema": "bundle-v1",
         "agent": agent,
@@ -146,24 +143,9 @@ def _unpack_collected(*, task: HostedTask, into: Path) -> None:
             found = extracted.root / name
             if found.exists():
                 shutil.move(str(found), str(into / name))
-    redact_secrets(folder=into, secrets=env_decrypt(task.hosted_run.env_encrypted))
-
-
-def redact_secrets(*, folder: Path, secrets: dict[str, str]) -> None:
-    """The worker already replaced the team's secret values in what it sent; this holds even if a worker
-    did not: no file of the bundle keeps one (values shorter than 4 characters would match everywhere)."""
-    values = [(value.encode(), f"[secret {name}]".encode()) for name, value in secrets.items() if len(value) >= 4]
-    if not values:
-        return
-    for path in folder.rglob("*"):
-        if not path.is_file() or path.is_symlink() or path.stat().st_size > REDACT_MAX_BYTES:
-            continue
-        data = path.read_bytes()
-        redacted = data
-        for value, replacement in values:
-            redacted = redacted.replace(value, replacement)
-        if redacted != data:
-            path.write_bytes(redacted)
+    # The worker blanked the team's secrets in what it sent; this holds even if a worker did not.
+    env = env_decrypt(task.hosted_run.env_encrypted)
+    redact_tree([into], secret_values(env, env))
 
 
 def hosted_run_assemble(*, hosted_run_id: int) -> HostedRun:

@@ -21,12 +21,14 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from competitions.models import CompetitionPack
+from grading.models import Submission
 from grading.services.grade_file import grade_file
 from portal.accounts.keys import hash_key, new_key
 from runners import queue
 from runners.models import FormatCheck, GpuWorker, HostedRun, HostedTask
 from runners.secrets import env_decrypt
-from runners.services.hosted import hosted_run_progress
+from runners.services.hosted import hosted_run_graded, hosted_run_progress
 
 logger = logging.getLogger(__name__)
 T = HostedTask.Status
@@ -239,8 +241,6 @@ def task_finish(
 
 def public_data_open(*, slug: str) -> tuple[File, str, int]:
     """The public data archive of a competition of the current benchmark: (file, sha256, bytes)."""
-    from competitions.models import CompetitionPack
-
     pack = CompetitionPack.objects.filter(competition__benchmark__is_current=True, competition__slug=slug).first()
     if pack is None or not pack.public_archive_path:
         raise WorkerRefused(status=404, code="not_found", message=f"no public data for {slug}")
@@ -251,9 +251,6 @@ def hosted_watchdog(*, now=None) -> dict[str, int]:
     """Tasks whose worker stopped beating go back to the queue (a new attempt) or fail after
     HOSTED_MAX_ATTEMPTS; tasks no worker took within HOSTED_QUEUE_TIMEOUT_SECONDS fail with the reason;
     runs whose submission reached a final status are done. Safe to run anywhere, any number of times."""
-    from grading.models import Submission
-    from runners.services.hosted import hosted_run_graded
-
     now = now or timezone.now()
     lost_before = now - timedelta(seconds=settings.HOSTED_WORKER_LOST_SECONDS)
     counts = {"requeued": 0, "failed": 0, "expired": 0, "done": 0}
