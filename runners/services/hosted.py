@@ -15,26 +15,11 @@ from grading.bundles.errors import BundleError
 from grading.bundles.manifest import SCHEMA, parse_manifest
 from grading.engine.tiers import SPLITS
 from portal.accounts.models import Team
-from runners import queue
+from runners import envnames, queue
 from runners.models import HostedRun, HostedTask
 from runners.secrets import env_encrypt
 
 IMAGE_PATTERN = re.compile(r"[a-z0-9][a-z0-9._/-]{0,199}(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[0-9a-f]{64})?")
-ENV_NAME_PATTERN = re.compile(r"[A-Z_][A-Z0-9_]{0,63}")
-# Set by the runner for every agent; a team cannot override them.
-RESERVED_ENV = {
-    "COMPETITION_ID",
-    "TIME_LIMIT_SECS",
-    "DATA_DIR",
-    "SUBMISSION_DIR",
-    "LOGS_DIR",
-    "CODE_DIR",
-    "AGENT_DIR",
-    "ORACLE_SOCKET",
-    "VALIDATE_SUBMISSION",
-    "PATH",
-    "HOME",
-}
 MAX_ENV = 50
 MAX_ENV_VALUE = 8192
 MAX_SEEDS = 10
@@ -82,10 +67,8 @@ def _validate(request: HostedRunRequest) -> None:
     if len(request.env) > MAX_ENV:
         raise _refuse("env", f"holds {len(request.env)} variables; at most {MAX_ENV} are passed")
     for name, value in request.env.items():
-        if not ENV_NAME_PATTERN.fullmatch(name):
-            raise _refuse(f"env.{name}", "a variable's name is upper-case letters, digits and _, e.g. OPENAI_API_KEY")
-        if name in RESERVED_ENV:
-            raise _refuse(f"env.{name}", "is set by the runner for every agent and cannot be given")
+        if (why := envnames.refusal(name)) is not None:  # the worker strips these again
+            raise _refuse(f"env.{name}", why)
         if not isinstance(value, str) or len(value) > MAX_ENV_VALUE or "\x00" in value:
             raise _refuse(f"env.{name}", f"must be text of at most {MAX_ENV_VALUE} characters")
     # The descriptive fields end up in the bundle's manifest: the manifest's own rules judge them now.

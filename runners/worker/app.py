@@ -19,7 +19,7 @@ from typing import Any
 from celery import Celery, Task
 from celery.signals import worker_init, worker_ready, worker_shutting_down
 
-from runners.worker.backends.base import Backend
+from runners.worker.backends.base import Backend, BackendError
 from runners.worker.backends.process import ProcessBackend
 from runners.worker.client import PortalClient
 from runners.worker.config import ConfigError, WorkerConfig, broker_settings
@@ -58,7 +58,10 @@ def make_backend(config: WorkerConfig) -> Backend:
 
         # The label names this worker's containers without giving the token away.
         return DockerBackend(worker_label=hashlib.sha256(config.token.encode()).hexdigest()[:16])
-    return ProcessBackend(agents_dir=config.agents_dir)
+    try:
+        return ProcessBackend(agents_dir=config.agents_dir, sandbox=config.process_sandbox, agent_uid=config.agent_uid)
+    except BackendError as exc:  # no sandbox to be had here: the worker does not start, and says why
+        raise ConfigError(str(exc)) from None
 
 
 @functools.cache

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 BACKENDS = ("process", "docker")
+SANDBOXES = ("bwrap", "off")  # the process backend's: bubblewrap, or none (trusted agents only)
 REPO_DIR = Path(__file__).resolve().parent.parent.parent
 
 
@@ -48,6 +49,13 @@ def _number[T: (int, float)](environ: Mapping[str, str], name: str, default: T, 
     if number < minimum:
         raise ConfigError(f"{name}={value!r} must be at least {minimum}")
     return number
+
+
+def _choice(environ: Mapping[str, str], name: str, default: str, choices: tuple[str, ...]) -> str:
+    value = _str(environ, name, default)
+    if value not in choices:
+        raise ConfigError(f"{name}={value!r} must be one of {', '.join(choices)}")
+    return value
 
 
 def _memory_gb() -> float:
@@ -93,6 +101,8 @@ class WorkerConfig:
     slots: int
     poll_seconds: float
     agents_dir: Path
+    process_sandbox: str = "bwrap"
+    agent_uid: int = 60100
     version: str = "unknown"
 
     @classmethod
@@ -108,9 +118,7 @@ class WorkerConfig:
                 "PORTAL_WORKER_TOKEN is not set (or PORTAL_WORKER_TOKEN_FILE): print one on the portal with "
                 "`python manage.py issue_worker_token --name NAME`"
             )
-        backend = _str(env, "RUNNER_BACKEND", "process")
-        if backend not in BACKENDS:
-            raise ConfigError(f"RUNNER_BACKEND={backend!r} must be one of {', '.join(BACKENDS)}")
+        backend = _choice(env, "RUNNER_BACKEND", "process", BACKENDS)
         return cls(
             portal_url=portal_url.rstrip("/"),
             token=token,
@@ -124,6 +132,8 @@ class WorkerConfig:
             slots=_number(env, "RUNNER_SLOTS", 1, int, 1),
             poll_seconds=_number(env, "RUNNER_POLL_SECONDS", 0.25, float, 0.01),
             agents_dir=Path(_str(env, "RUNNER_PROCESS_AGENTS_DIR", str(REPO_DIR / "runners" / "agents"))).resolve(),
+            process_sandbox=_choice(env, "RUNNER_PROCESS_SANDBOX", "bwrap", SANDBOXES),
+            agent_uid=_number(env, "RUNNER_PROCESS_AGENT_UID", 60100, int, 1),
             version=_version(),
         )
 

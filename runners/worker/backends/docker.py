@@ -21,6 +21,7 @@ from docker.errors import APIError, DockerException, ImageNotFound, NotFound
 from docker.models.containers import Container
 from docker.types import DeviceRequest, LogConfig, Mount
 
+from runners.envnames import team_variables
 from runners.worker.backends.base import BackendError, RunPaths, RunSpec
 
 logger = logging.getLogger(__name__)
@@ -49,9 +50,10 @@ GIB = 1024**3
 
 
 def agent_environment(spec: RunSpec) -> dict[str, str]:
-    """The team's variables plus the portal's; the portal's win, so that a team cannot move the folders."""
+    """The team's variables (those a team may give, runners/envnames.py) plus the portal's; the portal's win, so
+    that a team cannot move the folders."""
     return {
-        **spec.env,
+        **team_variables(spec.env),
         "COMPETITION_ID": spec.competition_id,
         "TIME_LIMIT_SECS": str(int(spec.time_limit_seconds)),
         "DATA_DIR": DATA_DIR,

@@ -1,31 +1,76 @@
-"""The process backend: runs `bash <agents dir>/<image name>/start.sh` as a plain child process.
+"""The process backend: runs `bash <agents dir>/<image name>/start.sh` on the worker's own machine, sandboxed.
 
-No isolation at all (same user, same network, same files as the worker): for demos, tests and trusted agents
-only. What it does keep from the worker is its environment: the agent sees a minimal one plus the task's, so
-the worker token and whatever else the worker was started with never reach it.
+By default (RUNNER_PROCESS_SANDBOX=bwrap) each agent runs in a bubblewrap sandbox:
+
+- as a uid of its own (RUNNER_PROCESS_AGENT_UID and up, one per running task, none a user of the machine),
+  never root nor the worker's user, with no capabilities and no_new_privs, in a user namespace of its own;
+- in new pid, network (a loopback only), ipc, uts and mount namespaces: it sees its own processes only, no
+  network, and a root filesystem built from nothing: /usr (with the /bin, /lib links) and a few /etc files
+  read-only, a /proc of its own pid namespace, a minimal /dev, /home and /tmp of its own (on disk beside the
+  task, counted in written_bytes) and the task's folders where the Docker backend puts them: /home/data
+  read-only, /home/submission, /home/logs and /home/code writable, /home/.oracle (the format check's socket),
+  /home/validate_submission.sh, and its own agent folder read-only at /home/agent.
+  Nothing of the checkout, of PORTAL_DATA_DIR, of the worker's work dir beyond that, of other tasks, or of the
+  worker's environment and processes is there.
+- bubblewrap starts as root (it must reach the task's folders wherever the operator put them) and drops to the
+  agent's uid with setpriv before anything of the agent runs; when its pid 1 dies (the agent's first process
+  exits, or the worker kills bwrap) the kernel kills every process of the sandbox.
+
+Resource limits (CPU, memory) are not enforced here; the Docker backend has them. RUNNER_PROCESS_SANDBOX=off
+runs agents as plain child processes of the worker, as the worker's user with its files and network: for
+trusted agents only. Either way the agent sees a minimal environment plus the task's, never the worker's.
 """
 
 import logging
 import math
 import os
+import pwd
 import re
+import shutil
 import signal
 import subprocess
 import tempfile
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
+from runners.envnames import team_variables
 from runners.worker.backends.base import BackendError, RunPaths, RunSpec
 from runners.worker.collect import tree_bytes
+from runners.worker.public_data import remove_tree
 
 log = logging.getLogger(__name__)
 
 AGENT_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
+SANDBOXES = ("bwrap", "off")
+DEFAULT_AGENT_UID = 60100
+AGENT_UIDS = 256  # uids the worker may hand out from RUNNER_PROCESS_AGENT_UID on; none may belong to a user
+GIB = 1024**3
+DEFAULT_SHM_BYTES = GIB
+
+# Inside the sandbox the task's folders are where the Docker backend mounts them (MLE-bench's names).
+HOME = "/home"
+DATA_DIR = f"{HOME}/data"
+SUBMISSION_DIR = f"{HOME}/submission"
+LOGS_DIR = f"{HOME}/logs"
+CODE_DIR = f"{HOME}/code"
+ORACLE_DIR = f"{HOME}/.oracle"
+VALIDATE_SCRIPT = f"{HOME}/validate_submission.sh"
+AGENT_DIR = f"{HOME}/agent"
+
+# What of the host's /etc an agent's programs read (the loader's cache, certificates, time zone, Python's
+# site configuration), read-only; passwd, group, hosts and hostname are the sandbox's own.
+ETC_ENTRIES = (
+    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "timezone", "ssl", "ca-certificates",
+    "ca-certificates.conf", "nsswitch.conf", "host.conf", "gai.conf", "mime.types", "os-release", "debian_version",
+    "protocols", "services", "fonts", "magic", "python3", "python3.11", "python3.12", "python3.13",
+)  # fmt: skip
 
 
-# AF_UNIX socket paths hold at most 107 bytes, and a process agent connects to the format check's socket by
-# its path; a longer one is reached through a short link in the temporary folder instead.
+# AF_UNIX socket paths hold at most 107 bytes, and an unsandboxed agent connects to the format check's socket by
+# its host path; a longer one is reached through a short link in the temporary folder instead.
 MAX_SOCKET_PATH = 100
 
 
@@ -38,39 +83,213 @@ def oracle_link(paths: RunPaths) -> Path | None:
     return link
 
 
-def agent_env(spec: RunSpec, paths: RunPaths, agent_dir: Path, oracle: Path | None = None) -> dict[str, str]:
-    """What the agent sees: PATH, HOME and LANG, the team's variables, then the task's own paths (last, so a
+def _environment(spec: RunSpec, base: dict[str, str], places: dict[str, str]) -> dict[str, str]:
+    """base, the team's variables (those a team may give: runners/envnames.py), then the task's own (last, so a
     team variable cannot move them)."""
-    env = {
+    return {
+        **base,
+        **team_variables(spec.env),
+        "COMPETITION_ID": spec.competition_id,
+        "TIME_LIMIT_SECS": str(math.ceil(spec.time_limit_seconds)),
+        **places,
+    }
+
+
+def agent_env(spec: RunSpec, paths: RunPaths, agent_dir: Path, oracle: Path | None = None) -> dict[str, str]:
+    """What an unsandboxed agent sees: PATH, HOME and LANG, the team's variables, the task's host paths."""
+    base = {
         "PATH": os.environ.get("PATH", DEFAULT_PATH),
         "HOME": str(paths.home),
         "LANG": os.environ.get("LANG", "C.UTF-8"),
     }
-    env.update(spec.env)
-    env.update(
-        {
-            "COMPETITION_ID": spec.competition_id,
-            "TIME_LIMIT_SECS": str(math.ceil(spec.time_limit_seconds)),
-            "DATA_DIR": str(paths.data),
-            "SUBMISSION_DIR": str(paths.submission),
-            "LOGS_DIR": str(paths.logs),
-            "CODE_DIR": str(paths.code),
-            "ORACLE_SOCKET": str((oracle or paths.oracle_dir) / "oracle.sock"),
-            "VALIDATE_SUBMISSION": str(paths.validate_script),
-            "AGENT_DIR": str(agent_dir),
-        }
-    )
-    return env
+    places = {
+        "DATA_DIR": str(paths.data),
+        "SUBMISSION_DIR": str(paths.submission),
+        "LOGS_DIR": str(paths.logs),
+        "CODE_DIR": str(paths.code),
+        "ORACLE_SOCKET": str((oracle or paths.oracle_dir) / "oracle.sock"),
+        "VALIDATE_SUBMISSION": str(paths.validate_script),
+        "AGENT_DIR": str(agent_dir),
+    }
+    return _environment(spec, base, places)
+
+
+def sandbox_env(spec: RunSpec) -> dict[str, str]:
+    """What a sandboxed agent sees: the paths inside its sandbox, as in a container."""
+    base = {"PATH": DEFAULT_PATH, "HOME": HOME, "LANG": "C.UTF-8", "USER": "agent", "LOGNAME": "agent"}
+    places = {
+        "DATA_DIR": DATA_DIR,
+        "SUBMISSION_DIR": SUBMISSION_DIR,
+        "LOGS_DIR": LOGS_DIR,
+        "CODE_DIR": CODE_DIR,
+        "ORACLE_SOCKET": f"{ORACLE_DIR}/oracle.sock",
+        "VALIDATE_SUBMISSION": VALIDATE_SCRIPT,
+        "AGENT_DIR": AGENT_DIR,
+    }
+    return _environment(spec, base, places)
+
+
+# --- the sandbox ------------------------------------------------------------------------------------------
+
+
+def _write_etc(etc: Path, uid: int) -> None:
+    etc.mkdir()
+    files = {
+        "passwd": f"root:x:0:0:root:/root:/usr/sbin/nologin\nagent:x:{uid}:{uid}:agent:{HOME}:/bin/bash\n"
+        "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+        "group": f"root:x:0:\nagent:x:{uid}:\nnogroup:x:65534:\n",
+        "hosts": "127.0.0.1\tlocalhost agent\n::1\tlocalhost ip6-localhost ip6-loopback\n",
+        "hostname": "agent\n",
+    }
+    for name, text in files.items():
+        (etc / name).write_text(text)
+        os.chmod(etc / name, 0o444)
+
+
+def make_box(box: Path, uid: int) -> None:
+    """The sandbox's own files, on the host beside the task: /home and /tmp (the agent's) and its /etc files."""
+    remove_tree(box)
+    box.mkdir(mode=0o755)
+    for name in ("home", "tmp"):
+        (box / name).mkdir()
+        os.chown(box / name, uid, uid)
+        os.chmod(box / name, 0o755 if name == "home" else 0o1777)
+    _write_etc(box / "etc", uid)
+
+
+def gpu_devices() -> list[str]:
+    """The NVIDIA device files of this machine (all of them: the process backend cannot pick GPUs)."""
+    return sorted(str(path) for path in Path("/dev").glob("nvidia*"))
+
+
+def sandbox_options(spec: RunSpec, paths: RunPaths, agent_dir: Path, box: Path) -> list[str]:
+    """bubblewrap's options (passed on a file descriptor, so that no host path or team value shows in `ps`)."""
+    args = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+    if spec.network:
+        args += ["--share-net"]  # the operator's HOSTED_ALLOW_NETWORK: the worker machine's network
+    args += ["--die-with-parent", "--new-session", "--hostname", "agent"]
+    args += ["--ro-bind", "/usr", "/usr"]
+    for name in ("bin", "lib", "lib64", "sbin"):
+        target = Path("/", name)
+        if target.is_symlink():
+            args += ["--symlink", os.readlink(target), f"/{name}"]
+        elif target.is_dir():
+            args += ["--ro-bind", str(target), f"/{name}"]
+    for name in ETC_ENTRIES:
+        if os.path.exists(f"/etc/{name}"):
+            args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+    for name in ("passwd", "group", "hosts", "hostname"):
+        args += ["--ro-bind", str(box / "etc" / name), f"/etc/{name}"]
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    shm = int(spec.shm_gb * GIB) if spec.shm_gb > 0 else DEFAULT_SHM_BYTES
+    args += ["--perms", "1777", "--size", str(shm), "--tmpfs", "/dev/shm"]
+    for cpu_info in ("/sys/devices/system/cpu", "/sys/devices/system/node"):
+        if os.path.isdir(cpu_info):
+            args += ["--ro-bind", cpu_info, cpu_info]
+    if spec.gpus > 0:
+        args += ["--ro-bind", "/sys", "/sys"]  # the NVIDIA libraries read the PCI tree, as in a container
+        for device in gpu_devices():
+            args += ["--dev-bind", device, device]
+    args += [
+        "--bind", str(box / "home"), HOME,
+        "--bind", str(box / "tmp"), "/tmp",
+        "--ro-bind", str(paths.data), DATA_DIR,
+        "--bind", str(paths.submission), SUBMISSION_DIR,
+        "--bind", str(paths.logs), LOGS_DIR,
+        "--bind", str(paths.code), CODE_DIR,
+        "--ro-bind", str(paths.oracle_dir), ORACLE_DIR,
+        "--ro-bind", str(paths.validate_script), VALIDATE_SCRIPT,
+        "--ro-bind", str(agent_dir), AGENT_DIR,
+        "--chdir", HOME,
+    ]  # fmt: skip
+    # setpriv needs these three to become the agent; it drops them, and every other one, before the agent runs.
+    args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP", "--clearenv"]
+    for name, value in sandbox_env(spec).items():
+        args += ["--setenv", name, value]
+    return args
+
+
+def drop_to(uid: int) -> list[str]:
+    """The agent's uid and gid, no other group, no capability, no_new_privs, then a user namespace of its own
+    (mapping only that uid to itself: inside it the agent is nobody more)."""
+    return [
+        "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
+        "--no-new-privs", "--", "unshare", "--user", f"--map-user={uid}", f"--map-group={uid}", "--",
+    ]  # fmt: skip
+
+
+def bwrap_command(bwrap: str, options_fd: int, uid: int, command: list[str]) -> list[str]:
+    return [bwrap, "--args", str(options_fd), "--", *drop_to(uid), *command]
+
+
+def _args_file(args: list[str]) -> int:
+    """A file descriptor holding args NUL-separated, for bwrap --args; the file is already unlinked."""
+    for arg in args:
+        if "\x00" in arg:
+            raise BackendError("an argument of the sandbox holds a NUL byte")  # team_variables() drops those
+    handle = tempfile.TemporaryFile()
+    handle.write(b"".join(os.fsencode(arg) + b"\x00" for arg in args))
+    handle.flush()
+    handle.seek(0)
+    fd = os.dup(handle.fileno())
+    handle.close()
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _uid_processes(uid: int) -> list[int]:
+    """Pids of the processes running as uid (its real uid), on the whole machine."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            if os.stat(entry.path).st_uid == uid:
+                found.append(int(entry.name))
+        except FileNotFoundError:
+            continue
+    return found
+
+
+def check_sandbox(bwrap: str | None) -> str:
+    """The path of bwrap when this worker can sandbox agents; BackendError saying what to do otherwise."""
+    off = "or set RUNNER_PROCESS_SANDBOX=off to run agents unsandboxed (trusted agents only)"
+    found = shutil.which(bwrap or "bwrap")
+    if found is None:
+        raise BackendError(
+            "the process backend runs each agent in a bubblewrap sandbox, and this machine has no bwrap: "
+            f"install it (apt-get install bubblewrap), {off}"
+        )
+    for tool in ("setpriv", "unshare"):
+        if shutil.which(tool, path=DEFAULT_PATH) is None:
+            raise BackendError(f"the process backend's sandbox needs {tool} (apt-get install util-linux), {off}")
+    if os.geteuid() != 0:
+        raise BackendError(
+            "the process backend's sandbox gives each agent a uid of its own, which only a worker running as root "
+            f"can do: run the worker as root, use RUNNER_BACKEND=docker, {off}"
+        )
+    return found
 
 
 class ProcessHandle:
     def __init__(
-        self, process: subprocess.Popen[bytes], output: Path, paths: RunPaths, oracle: Path | None = None
+        self,
+        process: subprocess.Popen[bytes],
+        output: Path,
+        paths: RunPaths,
+        oracle: Path | None = None,
+        *,
+        box: Path | None = None,
+        uid: int | None = None,
+        release: Callable[[], None] | None = None,
     ) -> None:
         self._process = process
         self._output = output
         self._paths = paths
         self._oracle = oracle
+        self._box = box
+        self._uid = uid
+        self._release = release
         self._lock = threading.Lock()
         self._removed = False
 
@@ -112,7 +331,10 @@ class ProcessHandle:
         path.write_bytes(data)
 
     def written_bytes(self) -> int:
-        """The output file plus whatever the agent left in its home outside the collected folders."""
+        """The output file plus what the agent wrote outside the collected folders: its /home and /tmp in a
+        sandbox, whatever it left in its task folder without one."""
+        if self._box is not None:
+            return tree_bytes([self._output, self._box / "home", self._box / "tmp"])
         paths = self._paths
         counted = {paths.submission, paths.logs, paths.code, paths.oracle_dir}
         try:
@@ -124,8 +346,25 @@ class ProcessHandle:
     def kill(self) -> None:
         with self._lock:
             if self._process.returncode is None:
-                self._kill_group()
+                self._kill_group()  # bwrap's own pid 1 dies with it (--die-with-parent), and the sandbox with that
                 self._process.wait()
+
+    def _wait_sandbox_gone(self, timeout: float = 10) -> None:
+        """The kernel ends a pid namespace's processes when its init dies, not at once: its uid is handed out
+        again only once nothing runs as it."""
+        if self._uid is None:
+            return
+        deadline = time.monotonic() + timeout
+        while left := _uid_processes(self._uid):
+            if time.monotonic() > deadline:
+                for pid in left:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                log.warning("uid %s: %d processes outlived their sandbox and were killed", self._uid, len(left))
+                return
+            time.sleep(0.02)
 
     def remove(self) -> None:
         self.kill()
@@ -137,34 +376,158 @@ class ProcessHandle:
             if self._oracle is not None:
                 self._oracle.unlink(missing_ok=True)
                 self._oracle.parent.rmdir()
+            self._wait_sandbox_gone()
+            if self._box is not None:
+                remove_tree(self._box)
+            if self._release is not None:
+                self._release()
 
 
 class ProcessBackend:
     name = "process"
 
-    def __init__(self, agents_dir: Path) -> None:
+    def __init__(
+        self,
+        agents_dir: Path,
+        *,
+        sandbox: str = "bwrap",
+        agent_uid: int = DEFAULT_AGENT_UID,
+        bwrap: str | None = None,
+    ) -> None:
+        """Raises BackendError, saying what to do, when sandbox is "bwrap" and this machine cannot make one."""
+        if sandbox not in SANDBOXES:
+            raise BackendError(f"RUNNER_PROCESS_SANDBOX={sandbox!r} must be one of {', '.join(SANDBOXES)}")
         self.agents_dir = Path(agents_dir)
+        self.sandbox = sandbox
+        self.agent_uid = agent_uid
+        self._uids_lock = threading.Lock()
+        self._uids_in_use: set[int] = set()
+        self.bwrap = ""
+        if sandbox == "bwrap":
+            self.bwrap = check_sandbox(bwrap)
+            self._check_uids()
+            self._try_a_sandbox()
+        else:
+            log.warning("RUNNER_PROCESS_SANDBOX=off: agents run unsandboxed, as the worker's user (trusted agents only)")
+
+    def _check_uids(self) -> None:
+        for uid in range(self.agent_uid, self.agent_uid + AGENT_UIDS):
+            try:
+                user = pwd.getpwuid(uid)
+            except KeyError:
+                continue
+            raise BackendError(
+                f"agents run as uids {self.agent_uid} to {self.agent_uid + AGENT_UIDS - 1}, and {uid} is the user "
+                f"{user.pw_name!r} of this machine: set RUNNER_PROCESS_AGENT_UID to the start of a free range"
+            )
+        if self.agent_uid <= 0:
+            raise BackendError(f"RUNNER_PROCESS_AGENT_UID={self.agent_uid} must be a uid above 0, of no user")
+
+    def _try_a_sandbox(self) -> None:
+        """Make one empty sandbox now: a kernel or container that does not allow it is told at start, once."""
+        with tempfile.TemporaryDirectory(prefix="sandbox-check-") as scratch:
+            root = Path(scratch)
+            paths = RunPaths(
+                home=root / "task",
+                data=root / "data",
+                submission=root / "task" / "submission",
+                logs=root / "task" / "logs",
+                code=root / "task" / "code",
+                oracle_dir=root / "task" / "oracle",
+                validate_script=root / "task" / "validate_submission.sh",
+            )
+            for folder in (paths.data, paths.submission, paths.logs, paths.code, paths.oracle_dir, root / "agent"):
+                folder.mkdir(parents=True)
+            paths.validate_script.touch()
+            spec = RunSpec(0, 0, "check", "check", {}, 60, 0, 0, 0, 0, False, 0)
+            box = root / "box"
+            make_box(box, self.agent_uid)
+            fd = _args_file(sandbox_options(spec, paths, root / "agent", box))
+            try:
+                done = subprocess.run(
+                    bwrap_command(self.bwrap, fd, self.agent_uid, ["true"]),
+                    pass_fds=(fd,),
+                    env={"PATH": DEFAULT_PATH},
+                    stdin=subprocess.DEVNULL,
+                    capture_output=True,
+                    timeout=60,
+                )
+            finally:
+                os.close(fd)
+            if done.returncode != 0:
+                said = done.stderr.decode(errors="replace").strip()[-500:]
+                raise BackendError(
+                    f"bubblewrap cannot make a sandbox on this machine ({said or f'exit {done.returncode}'}): it "
+                    "needs user, pid, network and mount namespaces (a container must allow them), or set "
+                    "RUNNER_PROCESS_SANDBOX=off to run agents unsandboxed (trusted agents only)"
+                )
 
     def agent_dir(self, image: str) -> Path:
-        """<agents dir>/<image name before ':'>, refused unless it is a plain name with a start.sh."""
+        """<agents dir>/<image name before ':'>, refused unless it is a plain name with a start.sh. The reason
+        names the image only: it is shown to the team, the folders are the operator's (and go to the log)."""
         name = image.split(":", 1)[0]
         if not AGENT_NAME.fullmatch(name):
             raise BackendError(
-                f"image {image!r}: the process backend runs agents by folder name, which must match "
-                f"[a-z0-9][a-z0-9._-]* (RUNNER_PROCESS_AGENTS_DIR={self.agents_dir})"
+                f"image {image!r}: this worker runs agents by plain name (lowercase letters, digits, '.', '_' "
+                "and '-', e.g. example-agent:latest), not registry paths"
             )
         folder = self.agents_dir / name
         if not (folder / "start.sh").is_file():
-            raise BackendError(
-                f"image {image!r}: no agent folder {folder} with a start.sh; the process backend runs "
-                f"<RUNNER_PROCESS_AGENTS_DIR>/<name>/start.sh (RUNNER_PROCESS_AGENTS_DIR={self.agents_dir})"
-            )
+            log.warning("image %r: no %s (RUNNER_PROCESS_AGENTS_DIR=%s)", image, folder / "start.sh", self.agents_dir)
+            raise BackendError(f"image {image!r}: this worker has no agent of that name; its operator installs agents")
         return folder
+
+    def _take_uid(self) -> int:
+        with self._uids_lock:
+            for uid in range(self.agent_uid, self.agent_uid + AGENT_UIDS):
+                if uid not in self._uids_in_use:
+                    self._uids_in_use.add(uid)
+                    return uid
+        raise BackendError(f"this worker runs {AGENT_UIDS} agents already; the task waits for another attempt")
+
+    def _release_uid(self, uid: int) -> None:
+        with self._uids_lock:
+            self._uids_in_use.discard(uid)
 
     def start(self, spec: RunSpec, paths: RunPaths) -> ProcessHandle:
         folder = self.agent_dir(spec.image)
         # Beside the task's folder, not in it: the agent's own files must not hold its output log.
         output = paths.home.parent / f".{paths.home.name}.output"
+        if self.sandbox == "off":
+            return self._start_unsandboxed(spec, paths, folder, output)
+        uid = self._take_uid()
+        box = paths.home.parent / f".{paths.home.name}.sandbox"
+        fd = -1
+        try:
+            make_box(box, uid)
+            socket = paths.oracle_dir / "oracle.sock"
+            if socket.exists():
+                os.chmod(socket, 0o666)  # the worker's socket; the agent's uid connects to it
+            fd = _args_file(sandbox_options(spec, paths, folder, box))
+            with output.open("wb") as sink:
+                process = subprocess.Popen(
+                    bwrap_command(self.bwrap, fd, uid, ["bash", f"{AGENT_DIR}/start.sh"]),
+                    pass_fds=(fd,),
+                    cwd="/",
+                    env={"PATH": DEFAULT_PATH},  # bwrap runs as root: nothing of the team's reaches it
+                    stdin=subprocess.DEVNULL,
+                    stdout=sink,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+        except (OSError, BackendError) as exc:
+            output.unlink(missing_ok=True)
+            remove_tree(box)
+            self._release_uid(uid)
+            log.error("task %s: cannot start the sandbox of %s: %s", spec.task_id, folder, exc)
+            raise BackendError(f"image {spec.image!r}: the worker could not start its sandbox") from None
+        finally:
+            if fd >= 0:
+                os.close(fd)
+        log.info("task %s attempt %s: started %s as uid %s, pid %s", spec.task_id, spec.attempt, folder, uid, process.pid)
+        return ProcessHandle(process, output, paths, box=box, uid=uid, release=lambda: self._release_uid(uid))
+
+    def _start_unsandboxed(self, spec: RunSpec, paths: RunPaths, folder: Path, output: Path) -> ProcessHandle:
         oracle = oracle_link(paths)
         with output.open("wb") as sink:
             try:
@@ -182,6 +545,7 @@ class ProcessBackend:
                 if oracle is not None:
                     oracle.unlink()
                     oracle.parent.rmdir()
-                raise BackendError(f"cannot start {folder / 'start.sh'}: {exc.strerror}") from None
-        log.info("task %s attempt %s: started %s as pid %s", spec.task_id, spec.attempt, folder, process.pid)
+                log.error("task %s: cannot start %s: %s", spec.task_id, folder / "start.sh", exc)
+                raise BackendError(f"image {spec.image!r}: the worker could not start it ({exc.strerror})") from None
+        log.info("task %s attempt %s: started %s unsandboxed as pid %s", spec.task_id, spec.attempt, folder, process.pid)
         return ProcessHandle(process, output, paths, oracle)
