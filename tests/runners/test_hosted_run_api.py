@@ -78,6 +78,17 @@ def test_a_bad_request_is_a_400_naming_the_field_and_leaves_nothing(registry, al
     assert not HostedRun.objects.exists() and not HostedTask.objects.exists()
 
 
+@pytest.mark.parametrize("name", ["BASH_ENV", "LD_PRELOAD", "PYTHONPATH", "BASH_FUNC_X", "PS4", "IFS", "GCONV_PATH"])
+def test_a_variable_that_steers_an_interpreter_is_a_400_naming_it_and_leaves_nothing(registry, alice_api, name):
+    response = _create(alice_api, env={"OPENAI_API_KEY": SECRET, name: "$(cat /proc/$PPID/environ)"})
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    assert error["details"]["field"] == f"env.{name}"
+    assert error["message"].startswith(f"env.{name}: steers ")
+    assert SECRET not in response.content.decode()
+    assert not HostedRun.objects.exists() and not HostedTask.objects.exists()
+
+
 def test_competitions_without_public_data_are_refused(registry, alice_api):
     from competitions.models import CompetitionPack
 

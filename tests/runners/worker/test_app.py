@@ -143,6 +143,26 @@ def test_a_bad_variable_stops_the_worker_naming_it(tmp_path: Path) -> None:
     assert "RUNNER_GPUS='lots' is not an integer" in done.stdout + done.stderr
 
 
+def test_a_worker_that_cannot_sandbox_agents_does_not_start_and_says_how_to_fix_it(tmp_path: Path) -> None:
+    (tmp_path / "bin").mkdir()  # a PATH without bwrap, as on a machine where bubblewrap is not installed
+    env = {
+        "PATH": str(tmp_path / "bin"),
+        "PORTAL_URL": "http://127.0.0.1:9",
+        "PORTAL_WORKER_TOKEN": TOKEN,
+        "RUNNER_BROKER_DIR": str(tmp_path / "broker"),
+        "RUNNER_WORK_DIR": str(tmp_path / "work"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "celery", "-A", "runners.worker.app", "worker", "-Q", "gpu", "-P", "threads"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+    assert done.returncode != 0
+    said = done.stdout + done.stderr
+    assert "this machine has no bwrap: install it (apt-get install bubblewrap)" in said, said[-2000:]
+    assert "RUNNER_PROCESS_SANDBOX=off" in said
+
+
 WITHOUT_DJANGO = """
 import importlib, sys
 
@@ -155,6 +175,7 @@ sys.meta_path.insert(0, NoDjango())
 MODULES = ["app", "execute", "public_data", "heartbeat", "oracle", "collect", "client", "config"]
 for module in MODULES + ["backends.process"]:
     importlib.import_module("runners.worker." + module)
+importlib.import_module("runners.envnames")
 print("imported")
 """
 

@@ -19,6 +19,7 @@ def test_it_has_a_default_for_everything_but_the_portal_and_its_token() -> None:
     assert config.cpus >= 1
     assert config.memory_gb > 0
     assert config.agents_dir == REPO_DIR / "runners" / "agents"
+    assert (config.process_sandbox, config.agent_uid) == ("bwrap", 60100)  # sandboxed unless the operator opts out
 
 
 def test_its_capacity_is_the_register_body() -> None:
@@ -50,6 +51,8 @@ def test_it_reads_the_token_from_a_file(tmp_path: Path) -> None:
         ("RUNNER_SLOTS", "0", "RUNNER_SLOTS='0' must be at least 1"),
         ("RUNNER_POLL_SECONDS", "fast", "RUNNER_POLL_SECONDS='fast' is not a number"),
         ("RUNNER_BACKEND", "podman", "RUNNER_BACKEND='podman' must be one of process, docker"),
+        ("RUNNER_PROCESS_SANDBOX", "none", "RUNNER_PROCESS_SANDBOX='none' must be one of bwrap, off"),
+        ("RUNNER_PROCESS_AGENT_UID", "0", "RUNNER_PROCESS_AGENT_UID='0' must be at least 1"),
         ("PORTAL_URL", "portal.example.org", "PORTAL_URL='portal.example.org'"),
         ("PORTAL_WORKER_TOKEN", "", "PORTAL_WORKER_TOKEN is not set"),
         ("PORTAL_WORKER_TOKEN_FILE", "/no/such/file", "PORTAL_WORKER_TOKEN_FILE='/no/such/file' cannot be read"),

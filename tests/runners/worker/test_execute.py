@@ -163,8 +163,8 @@ def test_it_reports_a_backend_start_error_as_failed(portal, config, client) -> N
 
     assert outcome is not None
     assert outcome["status"] == "failed"
-    assert str(config.agents_dir / "no-such-agent") in outcome["reason"]
-    assert "RUNNER_PROCESS_AGENTS_DIR" in outcome["reason"]
+    assert "image 'no-such-agent:1'" in outcome["reason"]  # the team's image, never the operator's folders
+    assert str(config.agents_dir) not in outcome["reason"] and "RUNNER_" not in outcome["reason"]
     assert portal.finishes[0].outcome == outcome
 
 
