@@ -24,6 +24,7 @@ class GpuWorkerProcess:
     def __init__(self, *, portal_url: str, name: str, backend: str, agents_dir: Path, work_dir: Path, env: dict):
         _, self.token = worker_token_issue(name=name)
         self.agents_dir = agents_dir
+        self.work_dir = work_dir
         self.log = Path(settings.DATA_DIR) / f"gpu-worker-{name}.log"
         # Nothing of the portal's own configuration: no database, no private files, no secret key.
         child_env = {
