@@ -411,3 +411,32 @@ def test_an_engine_that_does_not_answer_is_named_in_the_error(monkeypatch, tmp_p
         engine_check()
     with pytest.raises(BackendError, match="does not answer"):
         DockerBackend()
+
+
+def test_what_a_container_isolates_and_what_it_does_not(backend, make_agent_image, paths, monkeypatch):
+    """Measured for the README's comparison of the backends: the container's own namespaces (but the engine's
+    default user namespace: root in it is root on the host), no_new_privs, Docker's default capabilities, none
+    of the worker's environment, and no team variable that steers the shell or the loader."""
+    monkeypatch.setenv("PORTAL_WORKER_TOKEN", "the-worker-token")
+    image = make_agent_image(
+        """
+id -u > /home/logs/uid
+grep -E "^(CapEff|NoNewPrivs)" /proc/self/status > /home/logs/status
+for ns in user pid net ipc uts mnt; do echo "$ns $(readlink /proc/self/ns/$ns)"; done > /home/logs/ns
+ls /proc | grep -cE "^[0-9]+$" > /home/logs/pids
+env > /home/logs/env.txt
+"""
+    )
+    steering = {"BASH_ENV": "/tmp/evil.sh", "LD_PRELOAD": "/tmp/evil.so", "PYTHONPATH": "/tmp", "KEPT": "yes"}
+    _, code = run_agent(backend, image, paths, env=steering)
+    assert code == 0
+    assert (paths.logs / "uid").read_text().strip() == "0"  # the image's user: root, as root on the host
+    status = dict(line.split(":\t") for line in (paths.logs / "status").read_text().splitlines())
+    assert status["NoNewPrivs"].strip() == "1" and int(status["CapEff"], 16) != 0  # Docker's default set
+    inside = dict(line.split() for line in (paths.logs / "ns").read_text().splitlines())
+    shared = {ns for ns, link in inside.items() if link == os.readlink(f"/proc/self/ns/{ns}")}
+    assert shared == {"user"}  # no user namespace of its own unless the engine remaps users
+    assert int((paths.logs / "pids").read_text()) <= 5
+    seen = (paths.logs / "env.txt").read_text()
+    assert "KEPT=yes" in seen and "the-worker-token" not in seen
+    assert not any(f"{name}=" in seen for name in ("BASH_ENV", "LD_PRELOAD", "PYTHONPATH"))
