@@ -111,7 +111,9 @@ class OracleServer:
         line = json.dumps({"at": datetime.now(UTC).isoformat(), **answer, "bytes": size})
         with self._log_lock:
             try:
-                with self.log_path.open("a") as out:
+                # The logs folder is the agent's: a link it left there must not make the worker write elsewhere.
+                fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+                with os.fdopen(fd, "a") as out:
                     out.write(line + "\n")
             except OSError as exc:
                 log.warning("cannot write %s: %s", self.log_path, exc)

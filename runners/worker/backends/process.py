@@ -500,9 +500,6 @@ class ProcessBackend:
         fd = -1
         try:
             make_box(box, uid)
-            socket = paths.oracle_dir / "oracle.sock"
-            if socket.exists():
-                os.chmod(socket, 0o666)  # the worker's socket; the agent's uid connects to it
             fd = _args_file(sandbox_options(spec, paths, folder, box))
             with output.open("wb") as sink:
                 process = subprocess.Popen(

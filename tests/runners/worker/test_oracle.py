@@ -94,6 +94,16 @@ def test_it_takes_the_csv_from_a_multipart_file_field(oracle, portal) -> None:
     assert portal.asked == [b"id,target\r\n1,0\r\n"]
 
 
+def test_a_link_the_agent_left_as_its_log_is_not_followed(oracle, folder, tmp_path) -> None:
+    outside = tmp_path / "a-file-of-the-workers"
+    outside.write_text("untouched\n")
+    (folder / "logs" / "format_checks.jsonl").symlink_to(outside)
+
+    assert post(oracle.socket_path, b"id,target\n")[0] == 200  # the check is answered, only not logged
+
+    assert outside.read_text() == "untouched\n"
+
+
 def test_it_logs_each_check_to_format_checks_jsonl(oracle, folder) -> None:
     post(oracle.socket_path, b"id,target\n")
     post(oracle.socket_path, b"nope\n")
