@@ -408,7 +408,9 @@ class ProcessBackend:
             self._check_uids()
             self._try_a_sandbox()
         else:
-            log.warning("RUNNER_PROCESS_SANDBOX=off: agents run unsandboxed, as the worker's user (trusted agents only)")
+            log.warning(
+                "RUNNER_PROCESS_SANDBOX=off: agents run unsandboxed, as the worker's user (trusted agents only)"
+            )
 
     def _check_uids(self) -> None:
         for uid in range(self.agent_uid, self.agent_uid + AGENT_UIDS):
@@ -521,7 +523,9 @@ class ProcessBackend:
         finally:
             if fd >= 0:
                 os.close(fd)
-        log.info("task %s attempt %s: started %s as uid %s, pid %s", spec.task_id, spec.attempt, folder, uid, process.pid)
+        log.info(
+            "task %s attempt %s: started %s as uid %s, pid %s", spec.task_id, spec.attempt, folder, uid, process.pid
+        )
         return ProcessHandle(process, output, paths, box=box, uid=uid, release=lambda: self._release_uid(uid))
 
     def _start_unsandboxed(self, spec: RunSpec, paths: RunPaths, folder: Path, output: Path) -> ProcessHandle:
@@ -544,5 +548,7 @@ class ProcessBackend:
                     oracle.parent.rmdir()
                 log.error("task %s: cannot start %s: %s", spec.task_id, folder / "start.sh", exc)
                 raise BackendError(f"image {spec.image!r}: the worker could not start it ({exc.strerror})") from None
-        log.info("task %s attempt %s: started %s unsandboxed as pid %s", spec.task_id, spec.attempt, folder, process.pid)
+        log.info(
+            "task %s attempt %s: started %s unsandboxed as pid %s", spec.task_id, spec.attempt, folder, process.pid
+        )
         return ProcessHandle(process, output, paths, oracle)

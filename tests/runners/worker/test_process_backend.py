@@ -138,8 +138,21 @@ def test_the_agent_sees_a_minimal_environment_with_its_sandbox_paths(backend, pa
     assert env["ORACLE_SOCKET"] == "/home/.oracle/oracle.sock"
     assert env["VALIDATE_SUBMISSION"] == "/home/validate_submission.sh"
     assert set(env) - BASH_OWN == {
-        "PATH", "HOME", "LANG", "USER", "LOGNAME", "TEAM_VAR", "COMPETITION_ID", "TIME_LIMIT_SECS", "DATA_DIR",
-        "SUBMISSION_DIR", "LOGS_DIR", "CODE_DIR", "ORACLE_SOCKET", "VALIDATE_SUBMISSION", "AGENT_DIR",
+        "PATH",
+        "HOME",
+        "LANG",
+        "USER",
+        "LOGNAME",
+        "TEAM_VAR",
+        "COMPETITION_ID",
+        "TIME_LIMIT_SECS",
+        "DATA_DIR",
+        "SUBMISSION_DIR",
+        "LOGS_DIR",
+        "CODE_DIR",
+        "ORACLE_SOCKET",
+        "VALIDATE_SUBMISSION",
+        "AGENT_DIR",
     }  # fmt: skip  (the interpreter-steering names are stripped, whatever the server let through)
 
 
@@ -150,7 +163,8 @@ def test_the_agent_runs_as_a_uid_of_its_own_without_capabilities_in_new_namespac
         'grep -E "^Cap(Eff|Prm|Amb)" /proc/self/status > "$LOGS_DIR/caps"\n'
         'grep NoNewPrivs /proc/self/status > "$LOGS_DIR/nnp"\n'
         'for ns in user pid net ipc uts mnt; do echo "$ns $(readlink /proc/self/ns/$ns)"; done > "$LOGS_DIR/ns"\n'
-        'cat /proc/sys/kernel/hostname > "$LOGS_DIR/hostname"\nls /proc | grep -E "^[0-9]+$" | wc -l > "$LOGS_DIR/pids"\n',
+        'cat /proc/sys/kernel/hostname > "$LOGS_DIR/hostname"\n'
+        'ls /proc | grep -E "^[0-9]+$" | wc -l > "$LOGS_DIR/pids"\n',
     )
     handle = backend.start(make_spec("whoami"), paths)
     assert wait_exit(handle) == 0, handle.output_tail()
@@ -214,7 +228,7 @@ def test_the_agent_has_no_network_not_even_the_hosts_loopback(backend, paths, ad
         "    s = socket.socket(); s.settimeout(3)\n"
         "    print(host, s.connect_ex((host, port)))\n"
         "PY\n"
-        "ls /sys/class/net 2>/dev/null > \"$LOGS_DIR/links\" || true\n"
+        'ls /sys/class/net 2>/dev/null > "$LOGS_DIR/links" || true\n'
         "cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' ' >> \"$LOGS_DIR/links\"\n",
     )
     try:
@@ -285,7 +299,8 @@ def test_it_kills_what_an_agent_left_running_when_it_exits(backend, paths, add_a
 
 def test_written_bytes_counts_its_output_home_and_tmp_but_not_the_collected_folders(backend, paths, add_agent) -> None:
     add_agent("writer", 'head -c 1000 /dev/zero\nhead -c 500 /dev/zero > "$HOME/scratch"\n'
-              'head -c 300 /dev/zero > /tmp/scratch\nhead -c 700 /dev/zero > "$CODE_DIR/counted-elsewhere"\n')  # fmt: skip
+              'head -c 300 /dev/zero > /tmp/scratch\n'
+              'head -c 700 /dev/zero > "$CODE_DIR/counted-elsewhere"\n')  # fmt: skip
     handle = backend.start(make_spec("writer"), paths)
     assert wait_exit(handle) == 0, handle.output_tail()
 
@@ -321,7 +336,9 @@ def test_a_missing_agent_is_refused_naming_the_image_not_the_operators_folders(b
     with pytest.raises(BackendError) as refused:
         backend.start(make_spec("absent:2.0"), paths)
 
-    assert str(refused.value) == "image 'absent:2.0': this worker has no agent of that name; its operator installs agents"
+    assert (
+        str(refused.value) == "image 'absent:2.0': this worker has no agent of that name; its operator installs agents"
+    )
     assert str(backend.agents_dir / "absent") in caplog.text  # the operator's log says where it looked
     assert not any(name.startswith(".") for name in os.listdir(paths.home.parent))
 
