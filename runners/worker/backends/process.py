@@ -12,9 +12,8 @@ By default (RUNNER_PROCESS_SANDBOX=bwrap) each agent runs in a bubblewrap sandbo
   /home/validate_submission.sh, and its own agent folder read-only at /home/agent.
   Nothing of the checkout, of PORTAL_DATA_DIR, of the worker's work dir beyond that, of other tasks, or of the
   worker's environment and processes is there.
-- bubblewrap starts as root (it must reach the task's folders wherever the operator put them) and drops to the
-  agent's uid with setpriv before anything of the agent runs; when its pid 1 dies (the agent's first process
-  exits, or the worker kills bwrap) the kernel kills every process of the sandbox.
+- when the sandbox's pid 1 dies (the agent's first process exits, or the worker kills bwrap) the kernel kills
+  every process of the sandbox. How it is built: runners/worker/backends/sandbox.py.
 
 Resource limits (CPU, memory) are not enforced here; the Docker backend has them. RUNNER_PROCESS_SANDBOX=off
 runs agents as plain child processes of the worker, as the worker's user with its files and network: for
@@ -26,7 +25,6 @@ import math
 import os
 import pwd
 import re
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -37,37 +35,32 @@ from pathlib import Path
 
 from runners.envnames import team_variables
 from runners.worker.backends.base import BackendError, RunPaths, RunSpec
+from runners.worker.backends.sandbox import (
+    AGENT_DIR,
+    AGENT_UIDS,
+    CODE_DIR,
+    DATA_DIR,
+    DEFAULT_AGENT_UID,
+    DEFAULT_PATH,
+    HOME,
+    LOGS_DIR,
+    ORACLE_DIR,
+    SUBMISSION_DIR,
+    VALIDATE_SCRIPT,
+    bwrap_command,
+    check_sandbox,
+    make_box,
+    options_fd,
+    sandbox_options,
+    uid_processes,
+)
 from runners.worker.collect import tree_bytes
 from runners.worker.public_data import remove_tree
 
 log = logging.getLogger(__name__)
 
 AGENT_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
-DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 SANDBOXES = ("bwrap", "off")
-DEFAULT_AGENT_UID = 60100
-AGENT_UIDS = 256  # uids the worker may hand out from RUNNER_PROCESS_AGENT_UID on; none may belong to a user
-GIB = 1024**3
-DEFAULT_SHM_BYTES = GIB
-
-# Inside the sandbox the task's folders are where the Docker backend mounts them (MLE-bench's names).
-HOME = "/home"
-DATA_DIR = f"{HOME}/data"
-SUBMISSION_DIR = f"{HOME}/submission"
-LOGS_DIR = f"{HOME}/logs"
-CODE_DIR = f"{HOME}/code"
-ORACLE_DIR = f"{HOME}/.oracle"
-VALIDATE_SCRIPT = f"{HOME}/validate_submission.sh"
-AGENT_DIR = f"{HOME}/agent"
-
-# What of the host's /etc an agent's programs read (the loader's cache, certificates, time zone, Python's
-# site configuration), read-only; passwd, group, hosts and hostname are the sandbox's own.
-ETC_ENTRIES = (
-    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "timezone", "ssl", "ca-certificates",
-    "ca-certificates.conf", "nsswitch.conf", "host.conf", "gai.conf", "mime.types", "os-release", "debian_version",
-    "protocols", "services", "fonts", "magic", "python3", "python3.11", "python3.12", "python3.13",
-)  # fmt: skip
-
 
 # AF_UNIX socket paths hold at most 107 bytes, and an unsandboxed agent connects to the format check's socket by
 # its host path; a longer one is reached through a short link in the temporary folder instead.
@@ -127,148 +120,6 @@ def sandbox_env(spec: RunSpec) -> dict[str, str]:
         "AGENT_DIR": AGENT_DIR,
     }
     return _environment(spec, base, places)
-
-
-# --- the sandbox ------------------------------------------------------------------------------------------
-
-
-def _write_etc(etc: Path, uid: int) -> None:
-    etc.mkdir()
-    files = {
-        "passwd": f"root:x:0:0:root:/root:/usr/sbin/nologin\nagent:x:{uid}:{uid}:agent:{HOME}:/bin/bash\n"
-        "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
-        "group": f"root:x:0:\nagent:x:{uid}:\nnogroup:x:65534:\n",
-        "hosts": "127.0.0.1\tlocalhost agent\n::1\tlocalhost ip6-localhost ip6-loopback\n",
-        "hostname": "agent\n",
-    }
-    for name, text in files.items():
-        (etc / name).write_text(text)
-        os.chmod(etc / name, 0o444)
-
-
-def make_box(box: Path, uid: int) -> None:
-    """The sandbox's own files, on the host beside the task: /home and /tmp (the agent's) and its /etc files."""
-    remove_tree(box)
-    box.mkdir(mode=0o755)
-    for name in ("home", "tmp"):
-        (box / name).mkdir()
-        os.chown(box / name, uid, uid)
-        os.chmod(box / name, 0o755 if name == "home" else 0o1777)
-    _write_etc(box / "etc", uid)
-
-
-def gpu_devices() -> list[str]:
-    """The NVIDIA device files of this machine (all of them: the process backend cannot pick GPUs)."""
-    return sorted(str(path) for path in Path("/dev").glob("nvidia*"))
-
-
-def sandbox_options(spec: RunSpec, paths: RunPaths, agent_dir: Path, box: Path) -> list[str]:
-    """bubblewrap's options (passed on a file descriptor, so that no host path or team value shows in `ps`)."""
-    args = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
-    if spec.network:
-        args += ["--share-net"]  # the operator's HOSTED_ALLOW_NETWORK: the worker machine's network
-    args += ["--die-with-parent", "--new-session", "--hostname", "agent"]
-    args += ["--ro-bind", "/usr", "/usr"]
-    for name in ("bin", "lib", "lib64", "sbin"):
-        target = Path("/", name)
-        if target.is_symlink():
-            args += ["--symlink", os.readlink(target), f"/{name}"]
-        elif target.is_dir():
-            args += ["--ro-bind", str(target), f"/{name}"]
-    for name in ETC_ENTRIES:
-        if os.path.exists(f"/etc/{name}"):
-            args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
-    for name in ("passwd", "group", "hosts", "hostname"):
-        args += ["--ro-bind", str(box / "etc" / name), f"/etc/{name}"]
-    args += ["--proc", "/proc", "--dev", "/dev"]
-    shm = int(spec.shm_gb * GIB) if spec.shm_gb > 0 else DEFAULT_SHM_BYTES
-    args += ["--perms", "1777", "--size", str(shm), "--tmpfs", "/dev/shm"]
-    for cpu_info in ("/sys/devices/system/cpu", "/sys/devices/system/node"):
-        if os.path.isdir(cpu_info):
-            args += ["--ro-bind", cpu_info, cpu_info]
-    if spec.gpus > 0:
-        args += ["--ro-bind", "/sys", "/sys"]  # the NVIDIA libraries read the PCI tree, as in a container
-        for device in gpu_devices():
-            args += ["--dev-bind", device, device]
-    args += [
-        "--bind", str(box / "home"), HOME,
-        "--bind", str(box / "tmp"), "/tmp",
-        "--ro-bind", str(paths.data), DATA_DIR,
-        "--bind", str(paths.submission), SUBMISSION_DIR,
-        "--bind", str(paths.logs), LOGS_DIR,
-        "--bind", str(paths.code), CODE_DIR,
-        "--ro-bind", str(paths.oracle_dir), ORACLE_DIR,
-        "--ro-bind", str(paths.validate_script), VALIDATE_SCRIPT,
-        "--ro-bind", str(agent_dir), AGENT_DIR,
-        "--chdir", HOME,
-    ]  # fmt: skip
-    # setpriv needs these three to become the agent; it drops them, and every other one, before the agent runs.
-    args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP", "--clearenv"]
-    for name, value in sandbox_env(spec).items():
-        args += ["--setenv", name, value]
-    return args
-
-
-def drop_to(uid: int) -> list[str]:
-    """The agent's uid and gid, no other group, no capability, no_new_privs, then a user namespace of its own
-    (mapping only that uid to itself: inside it the agent is nobody more)."""
-    return [
-        "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
-        "--no-new-privs", "--", "unshare", "--user", f"--map-user={uid}", f"--map-group={uid}", "--",
-    ]  # fmt: skip
-
-
-def bwrap_command(bwrap: str, options_fd: int, uid: int, command: list[str]) -> list[str]:
-    return [bwrap, "--args", str(options_fd), "--", *drop_to(uid), *command]
-
-
-def _args_file(args: list[str]) -> int:
-    """A file descriptor holding args NUL-separated, for bwrap --args; the file is already unlinked."""
-    for arg in args:
-        if "\x00" in arg:
-            raise BackendError("an argument of the sandbox holds a NUL byte")  # team_variables() drops those
-    handle = tempfile.TemporaryFile()
-    handle.write(b"".join(os.fsencode(arg) + b"\x00" for arg in args))
-    handle.flush()
-    handle.seek(0)
-    fd = os.dup(handle.fileno())
-    handle.close()
-    os.lseek(fd, 0, os.SEEK_SET)
-    return fd
-
-
-def _uid_processes(uid: int) -> list[int]:
-    """Pids of the processes running as uid (its real uid), on the whole machine."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            if os.stat(entry.path).st_uid == uid:
-                found.append(int(entry.name))
-        except FileNotFoundError:
-            continue
-    return found
-
-
-def check_sandbox(bwrap: str | None) -> str:
-    """The path of bwrap when this worker can sandbox agents; BackendError saying what to do otherwise."""
-    off = "or set RUNNER_PROCESS_SANDBOX=off to run agents unsandboxed (trusted agents only)"
-    found = shutil.which(bwrap or "bwrap")
-    if found is None:
-        raise BackendError(
-            "the process backend runs each agent in a bubblewrap sandbox, and this machine has no bwrap: "
-            f"install it (apt-get install bubblewrap), {off}"
-        )
-    for tool in ("setpriv", "unshare"):
-        if shutil.which(tool, path=DEFAULT_PATH) is None:
-            raise BackendError(f"the process backend's sandbox needs {tool} (apt-get install util-linux), {off}")
-    if os.geteuid() != 0:
-        raise BackendError(
-            "the process backend's sandbox gives each agent a uid of its own, which only a worker running as root "
-            f"can do: run the worker as root, use RUNNER_BACKEND=docker, {off}"
-        )
-    return found
 
 
 class ProcessHandle:
@@ -355,7 +206,7 @@ class ProcessHandle:
         if self._uid is None:
             return
         deadline = time.monotonic() + timeout
-        while left := _uid_processes(self._uid):
+        while left := uid_processes(self._uid):
             if time.monotonic() > deadline:
                 for pid in left:
                     try:
@@ -444,7 +295,7 @@ class ProcessBackend:
             spec = RunSpec(0, 0, "check", "check", {}, 60, 0, 0, 0, 0, False, 0)
             box = root / "box"
             make_box(box, self.agent_uid)
-            fd = _args_file(sandbox_options(spec, paths, root / "agent", box))
+            fd = options_fd(sandbox_options(spec, paths, root / "agent", box, sandbox_env(spec)))
             try:
                 done = subprocess.run(
                     bwrap_command(self.bwrap, fd, self.agent_uid, ["true"]),
@@ -502,8 +353,10 @@ class ProcessBackend:
         fd = -1
         try:
             make_box(box, uid)
-            fd = _args_file(sandbox_options(spec, paths, folder, box))
+            fd = options_fd(sandbox_options(spec, paths, folder, box, sandbox_env(spec)))
             with output.open("wb") as sink:
+                # bwrap --die-with-parent ties the sandbox to this thread: the task's thread, which supervises
+                # it to the end (runners/worker/execute.py).
                 process = subprocess.Popen(
                     bwrap_command(self.bwrap, fd, uid, ["bash", f"{AGENT_DIR}/start.sh"]),
                     pass_fds=(fd,),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from runners.worker.backends import process
+from runners.worker.backends import sandbox
 from runners.worker.backends.base import BackendError, RunPaths, RunSpec
 from runners.worker.backends.process import DEFAULT_AGENT_UID, ProcessBackend, ProcessHandle
 
@@ -93,7 +93,7 @@ def wait_gone(pid: int, timeout: float = 10) -> bool:
 
 
 def processes_of(uid: int) -> list[int]:
-    return process._uid_processes(uid)
+    return sandbox.uid_processes(uid)
 
 
 def env_of(paths: RunPaths) -> dict[str, str]:
@@ -244,7 +244,9 @@ def test_the_agent_has_no_network_not_even_the_hosts_loopback(backend, paths, ad
 def test_an_agent_in_a_long_work_dir_reaches_the_oracle_at_its_short_path(backend, tmp_path, add_agent) -> None:
     paths = make_paths(tmp_path / ("w" * 60) / ("x" * 60) / "task-1-2")
     server = socket.socket(socket.AF_UNIX)
-    server.bind(f"/proc/self/fd/{os.open(paths.oracle_dir, os.O_RDONLY)}/oracle.sock")
+    short = f"/proc/self/fd/{os.open(paths.oracle_dir, os.O_RDONLY)}/oracle.sock"
+    server.bind(short)
+    os.chmod(short, 0o666)  # as the oracle makes it: the agent's uid connects
     server.listen(1)
     add_agent(
         "caller",
@@ -355,7 +357,7 @@ def test_without_bwrap_it_refuses_to_run_agents_and_names_the_fix(agents_dir) ->
 
 def test_a_worker_that_is_not_root_refuses_to_sandbox(agents_dir, monkeypatch) -> None:
     # Stand-in: these tests run as root, and only the check's answer is under test here.
-    monkeypatch.setattr(process.os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(sandbox.os, "geteuid", lambda: 1000)
     with pytest.raises(BackendError, match="running as root"):
         ProcessBackend(agents_dir=agents_dir)
 
