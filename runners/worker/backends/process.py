@@ -49,10 +49,12 @@ from runners.worker.backends.sandbox import (
     VALIDATE_SCRIPT,
     bwrap_command,
     check_sandbox,
+    lock_uid,
     make_box,
     options_fd,
     sandbox_options,
     uid_processes,
+    unlock_uid,
 )
 from runners.worker.collect import tree_bytes
 from runners.worker.public_data import remove_tree
@@ -163,7 +165,9 @@ class ProcessHandle:
             if exited is None:
                 return None
             self._kill_group()
-            return self._process.wait()
+            code = self._process.wait()
+            self._ended()
+            return code
 
     def output_tail(self, max_bytes: int = 4096) -> str:
         try:
@@ -199,6 +203,14 @@ class ProcessHandle:
             if self._process.returncode is None:
                 self._kill_group()  # bwrap's own pid 1 dies with it (--die-with-parent), and the sandbox with that
                 self._process.wait()
+                self._ended()
+
+    def _ended(self) -> None:
+        """The sandbox is over: once nothing runs as its uid any more, the uid can go to another agent."""
+        self._wait_sandbox_gone()
+        if self._release is not None:
+            self._release()
+            self._release = None
 
     def _wait_sandbox_gone(self, timeout: float = 10) -> None:
         """The kernel ends a pid namespace's processes when its init dies, not at once: its uid is handed out
@@ -227,11 +239,8 @@ class ProcessHandle:
             if self._oracle is not None:
                 self._oracle.unlink(missing_ok=True)
                 self._oracle.parent.rmdir()
-            self._wait_sandbox_gone()
             if self._box is not None:
                 remove_tree(self._box)
-            if self._release is not None:
-                self._release()
 
 
 class ProcessBackend:
@@ -252,7 +261,7 @@ class ProcessBackend:
         self.sandbox = sandbox
         self.agent_uid = agent_uid
         self._uids_lock = threading.Lock()
-        self._uids_in_use: set[int] = set()
+        self._uids_in_use: dict[int, int] = {}  # uid: its lock (sandbox.lock_uid)
         self.bwrap = ""
         if sandbox == "bwrap":
             self.bwrap = check_sandbox(bwrap)
@@ -331,16 +340,19 @@ class ProcessBackend:
         return folder
 
     def _take_uid(self) -> int:
+        """The first agent uid of the range that no agent on this machine has (other workers' included)."""
         with self._uids_lock:
             for uid in range(self.agent_uid, self.agent_uid + AGENT_UIDS):
-                if uid not in self._uids_in_use:
-                    self._uids_in_use.add(uid)
+                if uid not in self._uids_in_use and (fd := lock_uid(uid)) is not None:
+                    self._uids_in_use[uid] = fd
                     return uid
-        raise BackendError(f"this worker runs {AGENT_UIDS} agents already; the task waits for another attempt")
+        raise BackendError(f"this machine runs {AGENT_UIDS} agents already; the task waits for another attempt")
 
     def _release_uid(self, uid: int) -> None:
         with self._uids_lock:
-            self._uids_in_use.discard(uid)
+            fd = self._uids_in_use.pop(uid, None)
+            if fd is not None:
+                unlock_uid(fd)
 
     def start(self, spec: RunSpec, paths: RunPaths) -> ProcessHandle:
         folder = self.agent_dir(spec.image)

@@ -8,8 +8,10 @@ gives it a user namespace of its own. The options travel on a file descriptor (`
 path or team value shows in `ps`, inside the sandbox or out.
 """
 
+import fcntl
 import os
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 
@@ -178,3 +180,33 @@ def check_sandbox(bwrap: str | None) -> str:
             f"can do: run the worker as root, use RUNNER_BACKEND=docker, {off}"
         )
     return found
+
+
+def _uid_lock_dir() -> Path:
+    """Where the workers of this machine mark the agent uids they hand out: root's own folder, not a link."""
+    base = Path("/run/lock") if os.path.isdir("/run/lock") else Path(tempfile.gettempdir())
+    folder = base / "mle-portal-agent-uids"
+    try:
+        folder.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    info = os.lstat(folder)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
+        raise BackendError(f"{folder} is not a folder of the worker's own: remove it and start the worker again")
+    return folder
+
+
+def lock_uid(uid: int) -> int | None:
+    """Take uid for one agent on this machine (any worker process): a locked file descriptor, or None when another
+    agent has it. The lock goes with the descriptor, also when its worker dies."""
+    fd = os.open(_uid_lock_dir() / str(uid), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def unlock_uid(fd: int) -> None:
+    os.close(fd)

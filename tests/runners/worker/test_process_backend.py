@@ -327,6 +327,19 @@ def test_remove_deletes_its_output_and_sandbox_and_frees_its_uid(backend, paths,
         handle.remove()
 
 
+def test_two_workers_on_one_machine_never_hand_out_the_same_uid(backend, agents_dir, paths, add_agent) -> None:
+    add_agent("sleeper", "sleep 30\n")
+    other_worker = ProcessBackend(agents_dir=agents_dir)
+    first = backend.start(make_spec("sleeper"), paths)
+    second = other_worker.start(make_spec("sleeper"), make_paths(paths.home.parent / "other" / "task"))
+    try:
+        assert (first._uid, second._uid) == (DEFAULT_AGENT_UID, DEFAULT_AGENT_UID + 1)
+    finally:
+        first.remove()
+        second.remove()
+    assert processes_of(DEFAULT_AGENT_UID) == processes_of(DEFAULT_AGENT_UID + 1) == []
+
+
 @pytest.mark.parametrize("image", ["../etc:1", "Example:1", "ghcr.io/team/agent:1", ".hidden", "", "a b"])
 def test_it_refuses_an_image_that_is_not_a_plain_name_without_naming_folders(backend, paths, image: str) -> None:
     with pytest.raises(BackendError, match="plain name") as refused:
