@@ -101,15 +101,16 @@ def test_a_hostile_agent_reads_writes_and_reaches_nothing_and_its_run_is_still_g
     for path, text in ((other_team, "other-team-canary"), (other_task, "other-task-canary")):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"id,label\n{text}-{uuid.uuid4().hex},1\n")
+    mark = f"marker-{uuid.uuid4().hex[:8]}"  # a name of this run's own: a marker left by another cannot pass for it
     markers = [
-        work_dir / "marker",
-        work_dir / "tasks" / "marker",
-        REPO / f"marker-{uuid.uuid4().hex[:8]}",
-        data_dir / "marker",
-        private_root / "marker",
-        agents / "hostile" / "marker",
-        Path(f"/tmp/marker-{uuid.uuid4().hex[:8]}"),
-        Path("/root") / f"marker-{uuid.uuid4().hex[:8]}",
+        work_dir / mark,
+        work_dir / "tasks" / mark,
+        REPO / mark,
+        data_dir / mark,
+        private_root / mark,
+        agents / "hostile" / mark,
+        Path("/tmp") / mark,
+        Path("/root") / mark,
     ]
     script = fill(
         HOSTILE,
