@@ -109,7 +109,8 @@ def test_a_negative_number_the_portal_computed_stays_a_number_but_a_teams_is_tex
 def md_cells(line: str) -> list[str]:
     """A GFM table row's cells: split on the pipes that no backslash escapes."""
     assert line.startswith("|") and line.endswith("|"), line
-    cells, current, chars = [], "", iter(line[1:-1])
+    cells: list[str] = []
+    current, chars = "", iter(line[1:-1])
     for char in chars:
         if char == "\\":
             current += char + next(chars, "")
@@ -168,3 +169,14 @@ def test_a_source_address_that_is_not_http_is_plain_text_in_markdown(entries):
     for url in ("javascript:alert(1)", "data:text/html,x", "https://", "http://[::1", "https://x.example/ a"):
         table = exports.rows_markdown([{**rows[0], "source_url": url}]).splitlines()
         assert md_cells(table[2])[-1] == "Yes", url
+
+
+@pytest.mark.parametrize(
+    "name, value", [("page", "9223372036854775807"), ("page", "9" * 400), ("page_size", "9" * 400)]
+)
+def test_an_odd_page_is_a_400_naming_it_in_every_export(client, entries, name, value):
+    for kind in ("csv", "md"):
+        response = client.get(f"/leaderboard/export.{kind}", {name: value})
+        assert response.status_code == 400 and response.content.decode().startswith(f"{name} must be a whole number")
+    response = client.get("/leaderboard/export.json", {name: value})
+    assert response.status_code == 400 and response.json()["error"]["details"] == {"field": name}
