@@ -123,8 +123,14 @@ def _replaces_id(request: Request) -> int | None:
     value = str(body.get("replaces") or request.query_params.get("replaces") or "").strip()
     if not value:
         return None
-    if not value.isdigit():
-        raise ApiError(status_code=400, code="invalid_replaces", message=f"replaces={value!r} is not a submission id.")
+    if not (value.isascii() and value.isdigit() and len(value) <= 18):  # '²' is a digit to isdigit, not to int
+        shown = repr(value) if len(value) <= 40 else f"{value[:20]!r}… ({len(value)} characters)"
+        raise ApiError(
+            status_code=400,
+            code="invalid_replaces",
+            message=f"replaces={shown} is not a submission id.",
+            details={"field": "replaces"},
+        )
     return int(value)
 
 
