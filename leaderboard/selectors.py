@@ -17,6 +17,7 @@ from competitions.models import Competition, KnownIssue
 from grading.engine.aggregation import format_mean_sem
 from grading.engine.tiers import TIER_LABELS, TIER_SPLITS, TIERS
 from grading.models import Run, Submission
+from leaderboard.exports import http_url
 from leaderboard.models import BoardRow, BoardState, Entry
 
 BOARDS = ("comparable", "non_comparable", "all")
@@ -308,6 +309,7 @@ def _view(row: BoardRow, query: BoardQuery) -> dict:
         "internet_access": entry.internet_access,
         "open_source": entry.open_source,
         "source_url": entry.source_url,
+        "source_link": http_url(entry.source_url),  # what a page links to: an http(s) address, else nothing
         "benchmark_version": entry.benchmark_version,
         "test_set_info": entry.test_set_info,
         "resources": entry.resources,

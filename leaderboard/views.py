@@ -148,6 +148,7 @@ def entry_detail(request: HttpRequest, entry_id: int) -> HttpResponse:
         "matrix": selectors.entry_matrix(entry),
         "flags": list(submission.flags.all()),
         "events": review_events(submission),
+        "source_link": exports.http_url(entry.source_url),
         "manifest_json": json.dumps(submission.manifest, indent=2, sort_keys=True),
         "unknown_keys": unknown_keys,
         "seed_rule": RULE_TEXT,
