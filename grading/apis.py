@@ -104,9 +104,15 @@ def _team_for_upload(request: Request) -> Team:
     teams = teams_for_user(user=signed_in_user(request.user))  # an upload needs IsAuthenticated
     wanted = request.query_params.get("team")
     if wanted:
-        team = teams.filter(pk=wanted).first() if wanted.isdigit() else None
+        team = teams.filter(pk=wanted).first() if wanted.isascii() and wanted.isdigit() and len(wanted) <= 18 else None
         if team is None:
-            raise ApiError(status_code=400, code="invalid", message=f"team={wanted!r} is not one of your teams' ids.")
+            shown = repr(wanted) if len(wanted) <= 40 else f"{wanted[:20]!r}… ({len(wanted)} characters)"
+            raise ApiError(
+                status_code=400,
+                code="invalid",
+                message=f"team={shown} is not one of your teams' ids.",
+                details={"field": "team"},
+            )
         return team
     if teams.count() != 1:
         raise ApiError(
@@ -175,7 +181,7 @@ class SubmissionListCreateApi(APIView):
     )
     def post(self, request: Request) -> Response:
         length = request.META.get("CONTENT_LENGTH")
-        if length and length.isdigit() and int(length) > settings.BUNDLE_MAX_BYTES + 1024 * 1024:
+        if length and length.isascii() and length.isdigit() and int(length) > settings.BUNDLE_MAX_BYTES + 1024 * 1024:
             raise _too_large()
         team = _team_for_upload(request)
         upload = request.FILES.get("bundle")
