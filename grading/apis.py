@@ -104,9 +104,15 @@ def _team_for_upload(request: Request) -> Team:
     teams = teams_for_user(user=signed_in_user(request.user))  # an upload needs IsAuthenticated
     wanted = request.query_params.get("team")
     if wanted:
-        team = teams.filter(pk=wanted).first() if wanted.isdigit() else None
+        team = teams.filter(pk=wanted).first() if wanted.isascii() and wanted.isdigit() and len(wanted) <= 18 else None
         if team is None:
-            raise ApiError(status_code=400, code="invalid", message=f"team={wanted!r} is not one of your teams' ids.")
+            shown = repr(wanted) if len(wanted) <= 40 else f"{wanted[:20]!r}… ({len(wanted)} characters)"
+            raise ApiError(
+                status_code=400,
+                code="invalid",
+                message=f"team={shown} is not one of your teams' ids.",
+                details={"field": "team"},
+            )
         return team
     if teams.count() != 1:
         raise ApiError(
@@ -123,8 +129,14 @@ def _replaces_id(request: Request) -> int | None:
     value = str(body.get("replaces") or request.query_params.get("replaces") or "").strip()
     if not value:
         return None
-    if not value.isdigit():
-        raise ApiError(status_code=400, code="invalid_replaces", message=f"replaces={value!r} is not a submission id.")
+    if not (value.isascii() and value.isdigit() and len(value) <= 18):  # '²' is a digit to isdigit, not to int
+        shown = repr(value) if len(value) <= 40 else f"{value[:20]!r}… ({len(value)} characters)"
+        raise ApiError(
+            status_code=400,
+            code="invalid_replaces",
+            message=f"replaces={shown} is not a submission id.",
+            details={"field": "replaces"},
+        )
     return int(value)
 
 
@@ -169,7 +181,7 @@ class SubmissionListCreateApi(APIView):
     )
     def post(self, request: Request) -> Response:
         length = request.META.get("CONTENT_LENGTH")
-        if length and length.isdigit() and int(length) > settings.BUNDLE_MAX_BYTES + 1024 * 1024:
+        if length and length.isascii() and length.isdigit() and int(length) > settings.BUNDLE_MAX_BYTES + 1024 * 1024:
             raise _too_large()
         team = _team_for_upload(request)
         upload = request.FILES.get("bundle")

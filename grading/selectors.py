@@ -137,7 +137,7 @@ def open_flags(
         queryset = queryset.filter(severity=severity)
     if team:
         by_team = Q(submission__team__name__iexact=team)
-        if team.isdigit():
+        if team.isascii() and team.isdigit():  # '²' is a digit to isdigit, not to int
             by_team |= Q(submission__team_id=int(team))
         queryset = queryset.filter(by_team)
     if older_than_days is not None:

@@ -74,7 +74,7 @@ class LeaderboardApi(APIView):
             query = BoardQuery.from_params(request.query_params)
         except BadQuery as exc:
             raise ApiError(
-                status_code=400, code="invalid", message=str(exc), details={"parameter": exc.parameter}
+                status_code=400, code="invalid", message=str(exc), details={"field": exc.parameter}
             ) from None
         key = f"leaderboard:api:{selectors.board_stamp()}:{query.cache_key()}"
         body = _memo_get(key)

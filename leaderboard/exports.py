@@ -4,6 +4,8 @@ from the portal). Plain functions over the row dicts of leaderboard/selectors.py
 import csv
 import io
 import json
+import re
+from urllib.parse import quote, urlsplit
 
 from grading.engine.tiers import TIERS
 
@@ -31,16 +33,49 @@ CSV_COLUMNS = (
     "entry_id",
     "submission_id",
 )
+# Columns whose cells the portal computes as numbers (or leaves empty); every other cell may hold a team's text.
+CSV_NUMBER_COLUMNS = frozenset(
+    ("rank", "rank_low", "rank_high", "runtime_hours", "entry_id", "submission_id")
+    + tuple(f"{tier}_{part}" for tier in TIERS for part in ("mean", "sem", "seeds"))
+)
 MD_TIER_HEADERS = {"low": "Low == Lite (%)", "medium": "Medium (%)", "high": "High (%)", "all": "All (%)"}
+
+# A spreadsheet reads a cell starting with one of these as a formula (OWASP, CSV injection); the full-width
+# forms too in some locales. Leading whitespace and invisible characters do not hide one.
+_FORMULA_STARTS = frozenset("=+-@\t\r\n\uff1d\uff0b\uff0d\uff20")
+_LEADING_BLANKS = re.compile(r"^[\s\u200b-\u200d\u2060\ufeff]+")
 
 
 def _yes_no(value: bool | None) -> str:
     return "" if value is None else ("yes" if value else "no")
 
 
+def csv_text(value: str) -> str:
+    """A team's text as a cell no spreadsheet runs: prefixed with ' when it could start a formula."""
+    if not value:
+        return value
+    starts = (value[0], _LEADING_BLANKS.sub("", value)[:1])
+    if any(start in _FORMULA_STARTS for start in starts) or not value[0].isprintable():
+        return "'" + value
+    return value
+
+
+def _csv_cell(column: str, value: object) -> object:
+    if value is None or value == "":
+        return ""
+    if column in CSV_NUMBER_COLUMNS:
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise TypeError(f"{column} holds {value!r}, not a number")
+        if isinstance(value, str):
+            float(value)  # a number the portal formatted, or a ValueError here rather than a team's text there
+        return value
+    return csv_text(str(value))
+
+
 def rows_csv(rows: list[dict]) -> str:
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    # Every cell quoted, so that no separator inside one (a ';' where a locale splits on it) starts another.
+    writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
     writer.writerow(CSV_COLUMNS)
     for row in rows:
         values = {
@@ -81,7 +116,7 @@ def rows_csv(rows: list[dict]) -> str:
                     f"{tier}_padded": _yes_no(cell["padded"]) if cell else "",
                 }
             )
-        writer.writerow(["" if values[c] is None else values[c] for c in CSV_COLUMNS])
+        writer.writerow([_csv_cell(c, values[c]) for c in CSV_COLUMNS])
     return out.getvalue()
 
 
@@ -124,8 +159,40 @@ def api_row(row: dict) -> dict:
     return {key: row[key] for key in keys}
 
 
+# Backslash-escaped: what could start inline Markdown (emphasis, code, links, images, math, table cells).
+_MD_ESCAPED = re.compile(r"([\\`*_~\[\]()!|$])")
+_MD_HTML = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+# Text a renderer would turn into a link by itself (GFM's autolinks): broken up, shown the same.
+_MD_AUTOLINK = re.compile(r"(?i)(://|\bwww\.)")
+# What a link's destination keeps as it is; the rest (')', '|', '<', '\\', spaces …) is percent-encoded.
+_URL_SAFE = "/:?#@!$&+,;=%~*'.-_"
+
+
 def _md(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """Text as one table cell's literal content: no markup, no link, no HTML, no line break, no '|'."""
+    text = " ".join(str(text).split())  # newlines, CRs and the like end a table row
+    text = _MD_ESCAPED.sub(r"\\\1", text).translate(_MD_HTML)
+    return _MD_AUTOLINK.sub(lambda m: m.group(1).replace("/", "\\/").replace(".", "\\."), text)
+
+
+def http_url(value: str) -> str | None:
+    """`value` when it is an http(s) address with a host that parses, else None."""
+    if not value or any(c.isspace() or not c.isprintable() for c in value):
+        return None
+    try:
+        parsed = urlsplit(value)
+        parsed.port  # noqa: B018 (a bad port raises here)
+    except ValueError:
+        return None
+    return value if parsed.scheme.lower() in ("http", "https") and parsed.hostname else None
+
+
+def _md_link(text: str, url: str) -> str:
+    """A Markdown link to an http(s) address, its destination percent-encoded so that nothing in it (a ')', a
+    '|', a '<') ends the link or the cell; another address is plain text."""
+    if http_url(url) is None:
+        return _md(text)
+    return f"[{_md(text)}]({quote(url, safe=_URL_SAFE)})"
 
 
 def rows_markdown(rows: list[dict], *, title: str = "") -> str:
@@ -151,7 +218,7 @@ def rows_markdown(rows: list[dict], *, title: str = "") -> str:
             cell = row["cells"].get(tier)
             cells.append("" if cell is None else cell["text"] + (" (padded)" if cell["padded"] else ""))
         source = (
-            f"[Yes]({row['source_url']})"
+            _md_link("Yes", row["source_url"])
             if row["open_source"] and row["source_url"]
             else ("Yes" if row["open_source"] else "No")
         )
@@ -162,7 +229,7 @@ def rows_markdown(rows: list[dict], *, title: str = "") -> str:
             *cells,
             runtime,
             str(row["seeds"]),
-            row["date"],
+            _md(row["date"]),
             _md(row["verified_label"]),
             source,
         ]

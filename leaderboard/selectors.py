@@ -17,6 +17,7 @@ from competitions.models import Competition, KnownIssue
 from grading.engine.aggregation import format_mean_sem
 from grading.engine.tiers import TIER_LABELS, TIER_SPLITS, TIERS
 from grading.models import Run, Submission
+from leaderboard.exports import http_url
 from leaderboard.models import BoardRow, BoardState, Entry
 
 BOARDS = ("comparable", "non_comparable", "all")
@@ -25,6 +26,8 @@ VERIFIED_FILTERS = ("verified", "hosted", "regraded", "self_reported")
 RESOURCE_FILTERS = ("reference", "beyond", "undeclared")
 PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
+# Far more pages than any board has at one row a page, and an offset PostgreSQL takes (a larger one is a 400).
+MAX_PAGE = 1_000_000
 CACHE_SECONDS = 300
 # Column -> ORDER BY (ascending); "low" … "all" sort by that tier's figure. Missing values sort last.
 SORTS: dict[str, str] = {
@@ -57,10 +60,14 @@ class BadQuery(ValueError):
         self.parameter = parameter
 
 
+def _shown(value: str) -> str:
+    return repr(value) if len(value) <= 40 else f"{value[:20]!r}… ({len(value)} characters)"
+
+
 def _choice(params, name: str, allowed, default: str) -> str:
     value = params.get(name) or default
     if value not in allowed:
-        raise BadQuery(name, f"{name} must be one of {', '.join(allowed)} (got {value!r})")
+        raise BadQuery(name, f"{name} must be one of {', '.join(allowed)} (got {_shown(value)})")
     return value
 
 
@@ -69,7 +76,7 @@ def _yes_no(params, name: str) -> bool | None:
     if value in ("", "any"):
         return None
     if value not in ("yes", "no"):
-        raise BadQuery(name, f"{name} must be yes, no or any (got {value!r})")
+        raise BadQuery(name, f"{name} must be yes, no or any (got {_shown(value)})")
     return value == "yes"
 
 
@@ -80,20 +87,40 @@ def _date(params, name: str) -> date | None:
     try:
         return date.fromisoformat(value)
     except ValueError:
-        raise BadQuery(name, f"{name} must be a date as YYYY-MM-DD (got {value!r})") from None
+        raise BadQuery(name, f"{name} must be a date as YYYY-MM-DD (got {_shown(value)})") from None
 
 
-def _number(params, name: str, *, minimum: float, integer: bool = False) -> float | None:
+def _number(params, name: str, *, minimum: float) -> float | None:
     value = params.get(name, "")
     if not value:
         return None
     try:
-        number = int(value) if integer else float(value)
+        number = float(value) if len(value) <= 40 else math.nan
     except ValueError:
         number = math.nan
     if not (number >= minimum and math.isfinite(number)):
-        kind = "a whole number" if integer else "a number"
-        raise BadQuery(name, f"{name} must be {kind} of at least {minimum:g} (got {value!r})")
+        raise BadQuery(name, f"{name} must be a number of at least {minimum:g} (got {_shown(value)})")
+    return number
+
+
+def _search(params, name: str) -> str:
+    """A part of a name to look for: trimmed to 200 characters, without control characters (PostgreSQL refuses
+    a NUL)."""
+    value = params.get(name, "").strip()[:200]
+    if not value.isprintable():
+        raise BadQuery(name, f"{name} must be plain text, without control characters (got {_shown(value)})")
+    return value
+
+
+def _whole(params, name: str, *, maximum: int, default: int) -> int:
+    """A whole number from 1 to `maximum`, in plain digits: a huge, negative or odd one names the parameter."""
+    value = params.get(name, "")
+    if not value:
+        return default
+    digits = value.strip()
+    number = int(digits) if digits.isascii() and digits.isdigit() and len(digits) <= len(str(maximum)) else 0
+    if not 1 <= number <= maximum:
+        raise BadQuery(name, f"{name} must be a whole number from 1 to {maximum} (got {_shown(value)})")
     return number
 
 
@@ -133,13 +160,13 @@ class BoardQuery:
             date_from=_date(params, "date_from"),
             date_to=_date(params, "date_to"),
             runtime_max=runtime,
-            llm=params.get("llm", "").strip()[:200],
-            hardware=params.get("hardware", "").strip()[:200],
+            llm=_search(params, "llm"),
+            hardware=_search(params, "hardware"),
             open_source=_yes_no(params, "open_source"),
             verified=_choice(params, "verified", ("", *VERIFIED_FILTERS), ""),
             resources=_choice(params, "resources", ("", *RESOURCE_FILTERS), ""),
-            page=int(_number(params, "page", minimum=1, integer=True) or 1),
-            page_size=min(int(_number(params, "page_size", minimum=1, integer=True) or PAGE_SIZE), MAX_PAGE_SIZE),
+            page=_whole(params, "page", maximum=MAX_PAGE, default=1),
+            page_size=_whole(params, "page_size", maximum=MAX_PAGE_SIZE, default=PAGE_SIZE),
         )
 
     def params(self, **changes) -> dict[str, str]:
@@ -282,6 +309,7 @@ def _view(row: BoardRow, query: BoardQuery) -> dict:
         "internet_access": entry.internet_access,
         "open_source": entry.open_source,
         "source_url": entry.source_url,
+        "source_link": http_url(entry.source_url),  # what a page links to: an http(s) address, else nothing
         "benchmark_version": entry.benchmark_version,
         "test_set_info": entry.test_set_info,
         "resources": entry.resources,

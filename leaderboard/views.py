@@ -1,10 +1,11 @@
 """The board's pages and downloads: thin, over leaderboard/selectors.py."""
 
 import json
+from dataclasses import replace
 from typing import IO
 from urllib.parse import urlencode
 
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
@@ -16,25 +17,43 @@ from grading.selectors import review_events
 from grading.services.submissions import private_storage_is_remote, submission_folder
 from leaderboard import exports, plots, selectors
 from leaderboard.selectors import BOARD_LABELS, BOARDS, BadQuery, BoardQuery
+from portal.api.exception_handler import error_body
 
 EXPORT_TYPES = {"csv": "text/csv; charset=utf-8", "json": "application/json", "md": "text/markdown; charset=utf-8"}
 
 
+PAGING_FALLBACK = {"page": "the first page", "page_size": f"{selectors.PAGE_SIZE} rows a page"}
+
+
 def _query(request: HttpRequest) -> tuple[BoardQuery, str]:
-    try:
-        return BoardQuery.from_params(request.GET), ""
-    except BadQuery as exc:
-        return BoardQuery(), f"{exc} — showing the default board instead."
+    """The page's query and what was wrong with the URL: a bad page or page size falls back to its default and
+    keeps the rest; any other bad parameter falls back to the default board."""
+    params = request.GET.copy()
+    problems: list[str] = []
+    while True:
+        try:
+            return BoardQuery.from_params(params), " ".join(problems)
+        except BadQuery as exc:
+            if exc.parameter not in PAGING_FALLBACK:
+                return BoardQuery(), " ".join([*problems, f"{exc} — showing the default board instead."])
+            problems.append(f"{exc} — showing {PAGING_FALLBACK[exc.parameter]} instead.")
+            params.pop(exc.parameter)
 
 
 def _compare_ids(request: HttpRequest) -> list[int]:
-    return [int(part) for part in request.GET.getlist("compare") if part.isdigit()][:12]
+    parts = request.GET.getlist("compare")
+    return [int(part) for part in parts if part.isascii() and part.isdigit() and len(part) <= 18][:12]
 
 
 @require_GET
 def leaderboard(request: HttpRequest) -> HttpResponse:
     query, problem = _query(request)
     page = selectors.board_page(query)
+    notice = ""
+    if query.page > page.pages:
+        notice = f"There is no page {query.page}: this view has {page.pages} page(s). Showing the last one."
+        query = replace(query, page=page.pages)
+        page = selectors.board_page(query)
     compared = (
         [
             row
@@ -61,6 +80,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         "page": page,
         "query": query,
         "problem": problem,
+        "notice": notice,
         "boards": [(b, BOARD_LABELS[b], urlencode(query.params(board=b, page=1))) for b in BOARDS],
         "tiers": [(t, TIER_LABELS[t], urlencode(query.params(tier=t, page=1))) for t in TIERS],
         "tier_label": TIER_LABELS[query.tier],
@@ -68,7 +88,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         "compared": compared,
         "heat": heat,
         "heat_rows": list(zip(heat["competitions"], heat["frequency"], strict=True)),
-        "figures_json": json.dumps(figures, allow_nan=False).replace("</", "<\\/"),
+        "figures_json": plots.figures_json(figures),
         "verified_filters": selectors.VERIFIED_FILTERS,
         "resource_filters": selectors.RESOURCE_FILTERS,
         "sort_links": {column: urlencode(selectors.sort_link(query, column)) for column in selectors.SORTS},
@@ -92,6 +112,8 @@ def leaderboard_export(request: HttpRequest, kind: str) -> HttpResponse:
     try:
         query = BoardQuery.from_params(request.GET)
     except BadQuery as exc:
+        if kind == "json":
+            return JsonResponse(error_body("invalid", str(exc), {"field": exc.parameter}), status=400)
         return HttpResponse(f"{exc}\n", status=400, content_type="text/plain; charset=utf-8")
     page = selectors.board_page(query)
     title = f"MLE portal, {BOARD_LABELS[query.board]} board, {TIER_LABELS[query.tier]} tab" + (
@@ -126,6 +148,7 @@ def entry_detail(request: HttpRequest, entry_id: int) -> HttpResponse:
         "matrix": selectors.entry_matrix(entry),
         "flags": list(submission.flags.all()),
         "events": review_events(submission),
+        "source_link": exports.http_url(entry.source_url),
         "manifest_json": json.dumps(submission.manifest, indent=2, sort_keys=True),
         "unknown_keys": unknown_keys,
         "seed_rule": RULE_TEXT,

@@ -142,3 +142,9 @@ def test_the_review_endpoints_are_in_the_openapi_schema(db):
         "/api/v1/review/submissions/{submission_id}/decision/",
     ):
         assert path in schema
+
+
+@pytest.mark.parametrize("team", ["\u00b2", "9" * 400])
+def test_an_odd_team_in_the_queue_filter_matches_nothing_rather_than_failing(entry, maintainer_api, team):
+    response = maintainer_api.get("/api/v1/review/flags/", {"team": team})
+    assert response.status_code == 200 and response.json() == []

@@ -141,3 +141,27 @@ def test_a_maintainer_marks_an_entry_non_comparable_in_a_real_browser(page, tran
     page.goto(f"/submissions/{entry.pk}/")
     assert "The agent read its test accuracy during the run." in page.locator("#non-comparable").inner_text()
     assert "non-comparable" in page.locator("#audit-trail").inner_text().replace(" ", "-")
+
+
+@pytest.mark.parametrize("replaces", ["\u00b2", "9" * 400, "-1"])
+def test_an_odd_replaces_is_a_400_that_names_the_field(entry, alice_api, lite_bundle, replaces):
+    with open(lite_bundle, "rb") as bundle:
+        response = alice_api.post(
+            "/api/v1/submissions/",
+            {"bundle": SimpleUploadedFile("b.tar.gz", bundle.read()), "replaces": replaces},
+            format="multipart",
+        )
+    error = response.json()["error"]
+    assert response.status_code == 400 and error["code"] == "invalid_replaces"
+    assert error["details"] == {"field": "replaces"} and len(error["message"]) < 100
+    assert Submission.objects.count() == 1  # nothing left behind
+
+
+@pytest.mark.parametrize("wanted", ["\u00b2", "9" * 400])
+def test_an_odd_team_for_a_browser_upload_is_a_400_that_names_the_field(entry, client, alice, lite_bundle, wanted):
+    client.force_login(alice)
+    with open(lite_bundle, "rb") as bundle:
+        response = client.post(f"/api/v1/submissions/?team={wanted}", {"bundle": bundle})
+    error = response.json()["error"]
+    assert response.status_code == 400 and error["details"] == {"field": "team"} and len(error["message"]) < 100
+    assert Submission.objects.count() == 1

@@ -49,3 +49,32 @@ def test_a_visitor_switches_tiers_sorts_filters_and_opens_an_entry(page, transac
     shot = SCREENSHOTS / "leaderboard-entry.png"
     page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 10_000
+
+
+@pytest.mark.browser
+def test_hostile_agent_names_neither_stop_the_plots_nor_become_links(page, transactional_db, team):
+    low = split_members("low")
+    names = ("x<!--<script>", '<a href="https://evil.example/">y</a>')
+    ids = [
+        entry(team, agent=name, medals={s: low[: 2 + i] for s in range(3)}).board_entry.pk
+        for i, name in enumerate(names)
+    ]
+    page.goto(f"/leaderboard/?tier=low&compare={ids[0]}&compare={ids[1]}")
+    for plot in ("over-time", "tier-bars", "heatmap"):
+        page.wait_for_selector(f"#plot-{plot}[data-drawn=true]")
+    assert page.locator("#plot-over-time .scatterlayer .trace").count() == 1
+    assert page.locator("#plot-tier-bars .barlayer .trace").count() == 2
+    assert page.locator("#plot-heatmap .hm").count() == 1
+    legend = page.locator("#plot-tier-bars .legendtext").all_text_contents()
+    assert sorted(text.rsplit(" (#", 1)[0] for text in legend) == sorted(names)  # shown literally
+    ticks = page.locator("#plot-heatmap .xtick text").all_text_contents()
+    assert sorted(text.rsplit(" #", 1)[0] for text in ticks) == sorted(names)
+    page.hover("#plot-over-time .scatterlayer .point >> nth=0", force=True)  # plotly hovers from its drag layer
+    hovered = page.locator("#plot-over-time .hoverlayer .hovertext").text_content() or ""
+    assert any(name in hovered for name in names), hovered
+    links = page.evaluate(
+        "[...document.querySelectorAll('a')].map(a => a.getAttribute('href') || a.getAttribute('xlink:href') || '')"
+    )
+    assert links and not [link for link in links if "evil.example" in link]
+    assert page.locator("footer.site-footer").count() == 1  # the rest of the page is there
+    assert sorted(page.locator("#board tbody tr td:nth-child(3) > a").all_inner_texts()) == sorted(names)

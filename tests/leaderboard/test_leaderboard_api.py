@@ -62,7 +62,7 @@ def test_a_bad_parameter_is_a_400_in_the_api_error_shape(client, entries):
     assert response.status_code == 400
     assert response.json()["error"] == {
         "code": "invalid",
-        "details": {"parameter": "board"},
+        "details": {"field": "board"},
         "message": "board must be one of comparable, non_comparable, all (got 'best')",
     }
 
@@ -76,3 +76,39 @@ def test_a_new_publication_is_seen_at_once_despite_the_cache(client, team):
 def test_the_schema_documents_the_endpoint(client):
     schema = client.get("/api/schema/").content.decode()
     assert "/api/v1/leaderboard/" in schema and "excluding_leaky" in schema
+
+
+ODD_PAGING = [
+    ("page", "9223372036854775807"),
+    ("page", "9" * 400),
+    ("page_size", "9" * 400),
+    ("page", "-1"),
+    ("page", "0"),
+    ("page", "two"),
+    ("page", "1e3"),
+    ("page", "\u00b2"),  # a digit to str.isdigit, not to int()
+    ("page", "1_0"),
+    ("page_size", "1001"),
+    ("page_size", "0"),
+]
+
+
+@pytest.mark.parametrize("name, value", ODD_PAGING)
+def test_an_odd_page_or_page_size_is_a_400_that_names_it(client, entries, name, value):
+    response = client.get("/api/v1/leaderboard/", {"board": "all", name: value})
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["details"] == {"field": name} and error["message"].startswith(f"{name} must be a whole number")
+    assert len(error["message"]) < 200  # a 400-digit value is not echoed whole
+
+
+def test_a_page_past_the_last_is_empty_and_says_how_many_there_are(client, entries):
+    body = client.get("/api/v1/leaderboard/?board=all&tier=low&page=1000000").json()
+    assert body["rows"] == [] and body["pages"] == 1 and body["count"] == 2
+
+
+@pytest.mark.parametrize("name", ["llm", "hardware"])
+def test_a_control_character_in_a_search_is_a_400_not_a_database_error(client, entries, name):
+    response = client.get("/api/v1/leaderboard/", {name: "a\x00b"})
+    assert response.status_code == 400 and response.json()["error"]["details"] == {"field": name}
+    assert client.get("/leaderboard/", {name: "a\x00b"}).status_code == 400
