@@ -1,13 +1,22 @@
 """Grading on the server: one submission file against a competition's private answers."""
 
 import ctypes
+import json
+import logging
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
-from competitions.answers_cache import answers_load
+from django.conf import settings
+
+from competitions.answers_cache import answers_cache_file, answers_load
 from competitions.models import Competition
 from competitions.selectors import grading_setup
 from grading.engine.report import CompetitionReport, grade_submission
+
+logger = logging.getLogger(__name__)
 
 # The answers last loaded by this process. Runs are queued competition by competition, so a worker often
 # grades several seeds of one competition in a row; keeping one competition's answers saves loading them
@@ -55,3 +64,55 @@ def grade_file(
         honest_max_bytes=competition.pack.max_submission_bytes,
         display_path=display_path,
     )
+
+
+class FormatCheckFailed(Exception):
+    """The isolated format check did not answer (it crashed, or ran out of time or memory): message says which."""
+
+
+def format_check_isolated(
+    *, competition: Competition, submission_path: Path, timeout_seconds: float, memory_bytes: int
+) -> tuple[bool, str | None]:
+    """Is this submission valid for the competition, and if not why: grading/engine/format_check.py in a
+    process of its own, with its address space limited to memory_bytes and killed after timeout_seconds.
+    The answers are read there (from the parsed-answers cache when it holds them), never in this process."""
+    answers_path, grader, _ = grading_setup(competition)
+    pack = competition.pack
+    cached = answers_cache_file(pack.answers_sha256) if pack.answers_sha256 else None
+    job = {
+        "competition_id": competition.slug,
+        "submission_path": str(submission_path),
+        "answers_path": str(answers_path),
+        "answers_cache": str(cached) if cached is not None and cached.is_file() else None,
+        "grader": {"name": grader.name, "params": grader.params},
+        "honest_max_bytes": pack.max_submission_bytes,
+        "memory_bytes": memory_bytes,
+        "threads": settings.GRADING_THREADS,
+    }
+    environment = {name: os.environ[name] for name in ("PATH", "LANG", "LC_ALL", "TZ") if name in os.environ}
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "grading.engine.format_check"],
+            input=json.dumps(job),
+            capture_output=True,
+            text=True,
+            timeout=timeout_seconds,
+            cwd=Path(__file__).resolve().parents[2],
+            env=environment,
+        )
+    except subprocess.TimeoutExpired:
+        raise FormatCheckFailed(f"the format check did not finish within {timeout_seconds:g} s") from None
+    answer: dict[str, Any] = {}
+    if done.returncode == 0:
+        try:
+            answer = json.loads(done.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            answer = {}
+    if answer.get("error") == "memory" or (done.returncode != 0 and "MemoryError" in done.stderr):
+        raise FormatCheckFailed(f"the format check needed more than {memory_bytes / 1024**3:g} GB of memory")
+    if "valid" not in answer:
+        # Only the exception's type is logged: its message could quote the answers.
+        last = (done.stderr.strip().splitlines() or [""])[-1].split(":", 1)[0][:100]
+        logger.error("format check for %s exited %s (%s)", competition.slug, done.returncode, last)
+        raise FormatCheckFailed("the format check failed on the portal's side")
+    return bool(answer["valid"]), answer.get("reason") or None

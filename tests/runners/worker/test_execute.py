@@ -16,7 +16,7 @@ from runners.worker.client import PortalClient
 from runners.worker.config import WorkerConfig
 from runners.worker.execute import DoesNotFit, Registry, run_task
 from runners.worker.public_data import UnsafeArchive, safe_extract
-from tests.runners.worker.portal_stand_in import StandInPortal, public_tar
+from tests.runners.worker.portal_stand_in import StandInPortal, capability_of, public_tar
 
 SAMPLE = b"id,target,kind\n1,0,a\n2,0,a\n3,0,a\n"
 TRAIN = b"id,target,kind\n10,1.0,x\n11,2.0,y\n12,3.0,y\n"
@@ -26,6 +26,7 @@ def run(task_id: int, config: WorkerConfig, client: PortalClient, *, registry: R
     return run_task(
         task_id,
         1,
+        capability=capability_of(task_id),
         config=config,
         client=client,
         backend=ProcessBackend(agents_dir=config.agents_dir),
