@@ -1,7 +1,8 @@
 """The one place hosted runs put work on the broker, after the transaction commits.
 
 A task's message goes to the `gpu` queue by name: GPU workers run their own Celery app
-(runners/worker/app.py), which knows no Django and holds no database credentials. Each message carries the capability that lets a worker claim that attempt.
+(runners/worker/app.py), which knows no Django and holds no database credentials. Each message carries
+the capability that lets a worker claim that attempt (runners/capability.py).
 """
 
 from django.db import transaction

@@ -3,8 +3,8 @@ stdin and writes {"valid": bool, "reason": str | null} as JSON on stdout. Never 
 
 The portal's web process starts one per hosted run's format check (grading/services/grade_file.py,
 format_check_isolated), so that a hostile file never runs the grader inside the web process, answers are never
-loaded there, and memory and time are bounded: the address space is limited before anything else is imported,
-and the parent kills the process at its time limit.
+loaded there, and memory and time are bounded: the address space is limited once the libraries are imported
+(before the answers and the file are read), and the parent kills the process at its time limit.
 
 The job: competition_id, submission_path, answers_path, answers_cache (a parsed-answers pickle written by the
 portal, or null), grader {name, params}, honest_max_bytes, memory_bytes, threads.
@@ -35,6 +35,8 @@ def check(job: dict[str, Any]) -> dict[str, Any]:
     from grading.engine.registry import GraderRef
     from grading.engine.report import grade_submission
 
+    # The limit counts from here: the interpreter and the libraries are ours, the answers and the file are not.
+    _limit_memory(int(job.get("memory_bytes") or 0))
     answers: Any = None
     cache = job.get("answers_cache")
     if cache:
@@ -68,7 +70,6 @@ def check(job: dict[str, Any]) -> dict[str, Any]:
 
 def main() -> int:
     job = json.loads(sys.stdin.read())
-    _limit_memory(int(job.get("memory_bytes") or 0))
     threads = str(int(job.get("threads") or 1))
     for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[name] = threads

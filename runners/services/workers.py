@@ -32,8 +32,8 @@ from runners import queue
 from runners.capability import capability_matches
 from runners.models import FormatCheck, GpuWorker, HostedRun, HostedTask
 from runners.secrets import env_decrypt
-from runners.worker.collect import redact, secret_values
 from runners.services.hosted import hosted_run_graded, hosted_run_progress
+from runners.worker.collect import redact, secret_values
 
 logger = logging.getLogger(__name__)
 T = HostedTask.Status

@@ -1,6 +1,7 @@
 """run_task from claim to finish: real agents as real processes (the process backend), a real oracle socket,
 real tar files, against the stand-in portal (see portal_stand_in.py: the portal's own API is tested elsewhere)."""
 
+import base64
 import io
 import stat
 import tarfile
@@ -164,9 +165,19 @@ def test_it_reports_a_backend_start_error_as_failed(portal, config, client) -> N
 
     assert outcome is not None
     assert outcome["status"] == "failed"
-    assert str(config.agents_dir / "no-such-agent") in outcome["reason"]
+    assert "'no-such-agent:1'" in outcome["reason"] and "[agents dir]/no-such-agent" in outcome["reason"]
+    assert str(config.agents_dir) not in outcome["reason"]  # the operator's folders are not the team's to read
     assert "RUNNER_PROCESS_AGENTS_DIR" in outcome["reason"]
     assert portal.finishes[0].outcome == outcome
+
+
+def test_it_skips_a_message_whose_capability_the_portal_refuses(portal, config, client) -> None:
+    portal.add_task(12)
+
+    assert run_task(12, 1, capability="forged", config=config, client=client, backend=ProcessBackend(
+        agents_dir=config.agents_dir), registry=Registry()) is None  # fmt: skip
+    assert portal.claim_capabilities == ["forged"]
+    assert portal.finishes == [] and portal.downloads == []
 
 
 def test_it_skips_a_task_that_is_not_queued_any_more(portal, config, client) -> None:
@@ -298,7 +309,8 @@ def test_it_blanks_secret_values_in_everything_it_sends(portal, config, client, 
         'echo "logged $API_KEY" > "$LOGS_DIR/debug.txt"\n'
         'printf "KEY = \\"%s\\"\\n" "$API_KEY" > "$CODE_DIR/train.py"\n'
         'printf "\\0\\1%s\\2" "$API_KEY" > "$CODE_DIR/model.bin"\n'
-        'echo "visible=$PLAIN"\n',
+        'echo "visible=$PLAIN"\n'
+        'printf "%s" "$API_KEY" | base64 > "$LOGS_DIR/encoded.txt"; printf "%s" "$API_KEY" | rev >> "$LOGS_DIR/encoded.txt"\n',
     )
     portal.add_task(18, image="leaky:1", env={"API_KEY": SECRET, "PLAIN": "not-a-secret"}, secret_names=["API_KEY"])
 
@@ -310,6 +322,10 @@ def test_it_blanks_secret_values_in_everything_it_sends(portal, config, client, 
         assert SECRET.encode() not in files[name], name
         assert b"[secret API_KEY]" in files[name], name
     assert b"visible=not-a-secret" in files["run.log"]
+    # Its cheap disguises too: base64 and reversed.
+    encoded = files["logs/encoded.txt"]
+    assert base64.b64encode(SECRET.encode()) not in encoded and SECRET[::-1].encode() not in encoded
+    assert encoded.count(b"[secret API_KEY]") == 2
 
 
 def test_it_blanks_secret_values_in_the_output_tails_it_reports(portal, config, client, add_agent) -> None:
