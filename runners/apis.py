@@ -241,6 +241,9 @@ class WorkerRegisterApi(_WorkerApi):
         return Response({"worker": worker.name, "heartbeat_seconds": settings.HOSTED_HEARTBEAT_SECONDS})
 
 
+MAX_RUNNING = 256  # a worker's most slots
+
+
 class RunningSerializer(serializers.Serializer):
     task_id = serializers.IntegerField()
     attempt = serializers.IntegerField()
@@ -254,7 +257,15 @@ class WorkerHeartbeatApi(_WorkerApi):
         responses=inline_serializer("HeartbeatAnswer", {}),
     )
     def post(self, request: Request) -> Response:
-        body = RunningSerializer(data=_body(request).get("running", []), many=True, max_length=256)
+        running = _body(request).get("running", [])
+        if isinstance(running, list) and len(running) > MAX_RUNNING:
+            raise ApiError(
+                status_code=400,
+                code="invalid",
+                message=f"running: at most {MAX_RUNNING} tasks",
+                details={"field": "running"},
+            )
+        body = RunningSerializer(data=running, many=True)
         body.is_valid(raise_exception=True)
         cancel = worker_beat(worker=_worker(request), running=list(body.validated_data))
         return Response({"cancel": cancel})

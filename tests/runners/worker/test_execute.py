@@ -310,7 +310,8 @@ def test_it_blanks_secret_values_in_everything_it_sends(portal, config, client, 
         'printf "KEY = \\"%s\\"\\n" "$API_KEY" > "$CODE_DIR/train.py"\n'
         'printf "\\0\\1%s\\2" "$API_KEY" > "$CODE_DIR/model.bin"\n'
         'echo "visible=$PLAIN"\n'
-        'printf "%s" "$API_KEY" | base64 > "$LOGS_DIR/encoded.txt"; printf "%s" "$API_KEY" | rev >> "$LOGS_DIR/encoded.txt"\n',
+        'printf "%s" "$API_KEY" | base64 > "$LOGS_DIR/encoded.txt"\n'
+        'printf "%s" "$API_KEY" | rev >> "$LOGS_DIR/encoded.txt"\n',
     )
     portal.add_task(18, image="leaky:1", env={"API_KEY": SECRET, "PLAIN": "not-a-secret"}, secret_names=["API_KEY"])
 
