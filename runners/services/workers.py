@@ -73,14 +73,20 @@ def run_secrets(run: HostedRun) -> dict[str, str]:
     return secret_values(env, env)
 
 
-def worker_text(text: str, *, secrets: dict[str, str], limit: int, paths: bool = True) -> str:
-    """Text a worker sent, as the portal keeps it: the run's secret values and their disguises replaced by
+def worker_reason(text: str, *, secrets: dict[str, str], paths: bool = True) -> str:
+    """A reason a worker sent, as the portal keeps it: the run's secret values and their disguises replaced by
     "[secret NAME]" (the worker does it first; this holds if it did not), the worker's folders shown by their
-    last part only (paths=True, for reasons), and at most limit characters (the end is kept: tails)."""
+    last part only (paths=True), its first REASON_CHARS characters."""
     text = redact(text, secrets)
     if paths:
         text = _WORKER_PATH.sub(lambda match: f"…/{match.group(1)}", text)
-    return text[-limit:]
+    return text[:REASON_CHARS]
+
+
+def worker_tail(text: str, *, secrets: dict[str, str]) -> str:
+    """An agent's output tail, redacted like a reason and cut to its last OUTPUT_TAIL_CHARS characters. A
+    secret the worker's cut split in two at its start is not recognised here (the worker drops such pieces)."""
+    return redact(text, secrets)[-OUTPUT_TAIL_CHARS:]
 
 
 def _seconds_limit(run: HostedRun) -> float:
@@ -158,9 +164,7 @@ def worker_beat(*, worker: GpuWorker, running: list[dict[str, Any]]) -> list[dic
             continue
         if task.hosted_run_id not in secrets:
             secrets[task.hosted_run_id] = run_secrets(task.hosted_run)
-        tail = worker_text(
-            item["output_tail"], secrets=secrets[task.hosted_run_id], limit=OUTPUT_TAIL_CHARS, paths=False
-        )
+        tail = worker_tail(item["output_tail"], secrets=secrets[task.hosted_run_id])
         HostedTask.objects.filter(pk=task.pk, attempt=task.attempt, worker=worker, status=T.RUNNING).update(
             elapsed_seconds=float(item["elapsed_seconds"]), output_tail=tail, seen_at=now
         )
@@ -317,9 +321,9 @@ def task_format_check(*, worker: GpuWorker, task_id: int, attempt: int, upload: 
                     memory_bytes=settings.HOSTED_FORMAT_CHECK_MEMORY_GB * 1024**3,
                 )
             except FormatCheckFailed as exc:
-                valid, reason = False, f"{exc}; the file could not be judged (it is graded the same way at the end)"
+                valid, reason = False, f"{exc}, so this file could not be judged now (at the end it is graded as usual)"
     # The reason can quote the file, and the file what the agent wrote: the run's secrets never stay in it.
-    reason = worker_text(reason or "", secrets=run_secrets(task.hosted_run), limit=REASON_CHARS, paths=False) or None
+    reason = worker_reason(reason or "", secrets=run_secrets(task.hosted_run), paths=False) or None
     FormatCheck.objects.filter(pk=call.pk).update(valid=valid, reason=reason or "")
     return {"valid": valid, "reason": reason}
 
@@ -337,7 +341,7 @@ def _checked_outcome(outcome: dict[str, Any], run: HostedRun) -> dict[str, Any]:
         raise _invalid("outcome.reason", "must be null or text")
     return {
         "exit_code": exit_code,
-        "reason": worker_text(reason or "", secrets=run_secrets(run), limit=REASON_CHARS),
+        "reason": worker_reason(reason or "", secrets=run_secrets(run)),
         **{
             key: _checked_seconds(outcome.get(key), field=f"outcome.{key}", run=run, optional=True)
             for key in ("elapsed_seconds", "setup_seconds", "collect_seconds")
@@ -412,11 +416,12 @@ def hosted_watchdog(*, now=None) -> dict[str, int]:
     """The server ends what its workers do not: a task running past its time limit plus
     HOSTED_OVERTIME_GRACE_SECONDS fails; a task whose worker stopped beating, or beats on without listing it,
     for HOSTED_WORKER_LOST_SECONDS goes back to the queue (a new attempt) or fails after HOSTED_MAX_ATTEMPTS;
-    tasks no worker took within HOSTED_QUEUE_TIMEOUT_SECONDS fail; each with its reason. Runs whose
+    tasks no worker took within HOSTED_QUEUE_TIMEOUT_SECONDS fail; each with its reason. Queued tasks marked
+    resend (queued before claims carried a capability) get a fresh message. Runs whose
     submission reached a final status are done. Safe to run anywhere, any number of times."""
     now = now or timezone.now()
     lost_before = now - timedelta(seconds=settings.HOSTED_WORKER_LOST_SECONDS)
-    counts = {"requeued": 0, "failed": 0, "expired": 0, "overtime": 0, "done": 0}
+    counts = {"requeued": 0, "failed": 0, "expired": 0, "overtime": 0, "resent": 0, "done": 0}
     touched: set[int] = set()
     running = list(HostedTask.objects.filter(status=T.RUNNING).select_related("worker", "hosted_run"))
     for task in running:
@@ -445,6 +450,13 @@ def hosted_watchdog(*, now=None) -> dict[str, int]:
         counts["failed" if task.attempt >= settings.HOSTED_MAX_ATTEMPTS else "requeued"] += changed
         logger.warning("task %s attempt %s lost: %s", task.pk, task.attempt, why)
         touched.add(task.hosted_run_id)
+    for task_id, attempt in HostedTask.objects.filter(status=T.QUEUED, resend=True).values_list("pk", "attempt"):
+        with transaction.atomic():
+            if HostedTask.objects.filter(pk=task_id, attempt=attempt, status=T.QUEUED, resend=True).update(
+                resend=False
+            ):
+                queue.task_enqueue_after_commit(task_id=task_id, attempt=attempt)
+                counts["resent"] += 1
     expired_before = now - timedelta(seconds=settings.HOSTED_QUEUE_TIMEOUT_SECONDS)
     for task in HostedTask.objects.filter(status=T.QUEUED, queued_at__lt=expired_before).select_related("hosted_run"):
         counts["expired"] += HostedTask.objects.filter(pk=task.pk, status=T.QUEUED).update(

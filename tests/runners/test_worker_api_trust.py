@@ -124,6 +124,22 @@ def test_every_queued_message_carries_the_capability_of_its_attempt(
     )
 
 
+def test_a_task_queued_before_capabilities_gets_a_fresh_message_once(
+    registry, alice_api, django_capture_on_commit_callbacks
+):
+    task = _ask(alice_api)
+    HostedTask.objects.filter(pk=task.pk).update(resend=True)  # as migration 0002 marks the tasks queued then
+
+    with django_capture_on_commit_callbacks() as callbacks:
+        assert hosted_watchdog()["resent"] == 1
+    assert len(callbacks) == 1
+    with django_capture_on_commit_callbacks() as callbacks:
+        assert hosted_watchdog()["resent"] == 0
+    assert callbacks == []
+    task.refresh_from_db()
+    assert task.status == HostedTask.Status.QUEUED and task.attempt == 1 and not task.resend
+
+
 # --- what workers send ----------------------------------------------------------------------------------------
 
 
@@ -262,7 +278,7 @@ def test_a_task_its_worker_keeps_listing_stays_running(registry, alice_api):
     task, worker, client = _claimed(alice_api)
     assert _beat(client, task).status_code == 200
 
-    assert hosted_watchdog() == {"requeued": 0, "failed": 0, "expired": 0, "overtime": 0, "done": 0}
+    assert hosted_watchdog() == {"requeued": 0, "failed": 0, "expired": 0, "overtime": 0, "resent": 0, "done": 0}
     task.refresh_from_db()
     assert task.status == HostedTask.Status.RUNNING
 
