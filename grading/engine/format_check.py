@@ -1,40 +1,44 @@
-"""A format check in a process of its own: `python -m grading.engine.format_check` reads one job as JSON on
-stdin and writes {"valid": bool, "reason": str | null} as JSON on stdout. Never a score.
+"""A format check in a process of its own: {"valid": bool, "reason": str | null}, never a score.
 
-The portal's web process starts one per hosted run's format check (grading/services/grade_file.py,
-format_check_isolated), so that a hostile file never runs the grader inside the web process, answers are never
-loaded there, and memory and time are bounded: the address space is limited once the libraries are imported
-(before the answers and the file are read), and the parent kills the process at its time limit.
+The portal's web process asks for one per hosted run's format check (grading/services/grade_file.py,
+format_check_isolated), so that a hostile file never runs a grader inside the web process, the answers are
+never loaded there, and memory and time are bounded. Each check is a child forked from a multiprocessing
+forkserver that imported this module and every grader (grading.engine.graders) once: a check costs a fork,
+not an interpreter start and the imports of pandas and the graders. The forkserver never imports Django, so
+its children hold no settings, database connections or answers of other competitions; they also drop the
+environment they inherited. The child limits its address space before it reads the answers or the file, and
+the parent kills it at its time limit. (As with any multiprocessing child, the parent's main script is
+imported in it under the name __mp_main__: manage.py, gunicorn and pytest guard theirs.)
 
 The job: competition_id, submission_path, answers_path, answers_cache (a parsed-answers pickle written by the
-portal, or null), grader {name, params}, honest_max_bytes, memory_bytes, threads.
+portal, or null), grader {name, params}, honest_max_bytes, memory_bytes.
 """
 
-import json
 import os
+import pickle
 import resource
-import sys
+from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
+from grading.engine import csvio
+from grading.engine.medals import MedalsUnknown
+from grading.engine.registry import GraderRef
+from grading.engine.report import grade_submission
+
 GRADER_FAILED = "the grader could not score this file:"
+KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "TZ")
 
 
 def _limit_memory(memory_bytes: int) -> None:
     if memory_bytes > 0:
-        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
         limit = memory_bytes if hard == resource.RLIM_INFINITY else min(memory_bytes, hard)
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
 def check(job: dict[str, Any]) -> dict[str, Any]:
-    import pickle
-    from pathlib import Path
-
-    from grading.engine import csvio
-    from grading.engine.medals import MedalsUnknown
-    from grading.engine.registry import GraderRef
-    from grading.engine.report import grade_submission
-
+    """The verdict on one file; {"error": "memory"} when it needed more than the job's memory."""
     # The limit counts from here: the interpreter and the libraries are ours, the answers and the file are not.
     _limit_memory(int(job.get("memory_bytes") or 0))
     answers: Any = None
@@ -62,24 +66,22 @@ def check(job: dict[str, Any]) -> dict[str, Any]:
         # An exception's message can quote what the grader held (an answer's id or value): the agent is
         # told which exception it was, never its message.
         kind = reason[len(GRADER_FAILED) :].split(":", 1)[0].strip()
-        if kind == "MemoryError":
+        if kind in ("MemoryError", "ArrowMemoryError"):
             return {"error": "memory"}
         reason = f"{GRADER_FAILED} {kind}".rstrip()
     return {"valid": bool(report.valid_submission), "reason": reason}
 
 
-def main() -> int:
-    job = json.loads(sys.stdin.read())
-    threads = str(int(job.get("threads") or 1))
-    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[name] = threads
+def check_in_child(job: dict[str, Any], answer_to: Connection) -> None:
+    """The forked child's work: one check, its answer sent to the parent."""
+    for name in list(os.environ):
+        if name not in KEPT_ENVIRONMENT:
+            del os.environ[name]
     try:
         answer = check(job)
     except MemoryError:
         answer = {"error": "memory"}
-    sys.stdout.write(json.dumps(answer) + "\n")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    except Exception as exc:  # noqa: BLE001 - ours (answers unreadable, a grader misconfigured): the parent logs it
+        answer = {"error": "failed", "kind": type(exc).__name__}
+    answer_to.send(answer)
+    answer_to.close()

@@ -1,22 +1,21 @@
 """Grading on the server: one submission file against a competition's private answers."""
 
 import ctypes
-import json
 import logging
-import os
-import subprocess
-import sys
+import multiprocessing
 from pathlib import Path
 from typing import Any
-
-from django.conf import settings
 
 from competitions.answers_cache import answers_cache_file, answers_load
 from competitions.models import Competition
 from competitions.selectors import grading_setup
+from grading.engine import format_check
 from grading.engine.report import CompetitionReport, grade_submission
 
 logger = logging.getLogger(__name__)
+# Format checks run in children of a forkserver that imported the graders once (grading/engine/format_check.py).
+_FORKSERVER = multiprocessing.get_context("forkserver")
+_FORKSERVER.set_forkserver_preload(["grading.engine.format_check", "grading.engine.graders"])
 
 # The answers last loaded by this process. Runs are queued competition by competition, so a worker often
 # grades several seeds of one competition in a row; keeping one competition's answers saves loading them
@@ -74,8 +73,9 @@ def format_check_isolated(
     *, competition: Competition, submission_path: Path, timeout_seconds: float, memory_bytes: int
 ) -> tuple[bool, str | None]:
     """Is this submission valid for the competition, and if not why: grading/engine/format_check.py in a
-    process of its own, with its address space limited to memory_bytes and killed after timeout_seconds.
-    The answers are read there (from the parsed-answers cache when it holds them), never in this process."""
+    process of its own, forked from a forkserver that has the graders imported, with its address space limited
+    to memory_bytes and killed after timeout_seconds. The answers are read there (from the parsed-answers cache
+    when it holds them), never in this process."""
     answers_path, grader, _ = grading_setup(competition)
     pack = competition.pack
     cached = answers_cache_file(pack.answers_sha256) if pack.answers_sha256 else None
@@ -87,32 +87,27 @@ def format_check_isolated(
         "grader": {"name": grader.name, "params": grader.params},
         "honest_max_bytes": pack.max_submission_bytes,
         "memory_bytes": memory_bytes,
-        "threads": settings.GRADING_THREADS,
     }
-    environment = {name: os.environ[name] for name in ("PATH", "LANG", "LC_ALL", "TZ") if name in os.environ}
+    receive, send = _FORKSERVER.Pipe(duplex=False)
+    child = _FORKSERVER.Process(target=format_check.check_in_child, args=(job, send), daemon=True)
     try:
-        done = subprocess.run(
-            [sys.executable, "-m", "grading.engine.format_check"],
-            input=json.dumps(job),
-            capture_output=True,
-            text=True,
-            timeout=timeout_seconds,
-            cwd=Path(__file__).resolve().parents[2],
-            env=environment,
-        )
-    except subprocess.TimeoutExpired:
-        raise FormatCheckFailed(f"the format check did not finish within {timeout_seconds:g} s") from None
-    answer: dict[str, Any] = {}
-    if done.returncode == 0:
+        child.start()
+        send.close()
+        if not receive.poll(timeout_seconds):
+            raise FormatCheckFailed(f"the format check did not finish within {timeout_seconds:g} s")
         try:
-            answer = json.loads(done.stdout.strip().splitlines()[-1])
-        except (ValueError, IndexError):
-            answer = {}
-    if answer.get("error") == "memory" or (done.returncode != 0 and "MemoryError" in done.stderr):
+            answer: dict[str, Any] = receive.recv()
+        except EOFError:
+            answer = {"error": "failed", "kind": "the process ended without an answer"}
+    finally:
+        receive.close()
+        if child.is_alive():
+            child.kill()
+        child.join(5)
+    if answer.get("error") == "memory":
         raise FormatCheckFailed(f"the format check needed more than {memory_bytes / 1024**3:g} GB of memory")
     if "valid" not in answer:
         # Only the exception's type is logged: its message could quote the answers.
-        last = (done.stderr.strip().splitlines() or [""])[-1].split(":", 1)[0][:100]
-        logger.error("format check for %s exited %s (%s)", competition.slug, done.returncode, last)
+        logger.error("format check for %s failed: %s (exit %s)", competition.slug, answer.get("kind"), child.exitcode)
         raise FormatCheckFailed("the format check failed on the portal's side")
     return bool(answer["valid"]), answer.get("reason") or None
