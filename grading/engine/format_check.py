@@ -72,12 +72,22 @@ def check(job: dict[str, Any]) -> dict[str, Any]:
     return {"valid": bool(report.valid_submission), "reason": reason}
 
 
+def _one_thread() -> None:
+    """A check uses one core, as a grading process does (portal/celery.py): the web machine serves others."""
+    import pyarrow
+    from threadpoolctl import threadpool_limits
+
+    pyarrow.set_cpu_count(1)
+    threadpool_limits(1)
+
+
 def check_in_child(job: dict[str, Any], answer_to: Connection) -> None:
     """The forked child's work: one check, its answer sent to the parent."""
     for name in list(os.environ):
         if name not in KEPT_ENVIRONMENT:
             del os.environ[name]
     try:
+        _one_thread()
         answer = check(job)
     except MemoryError:
         answer = {"error": "memory"}
