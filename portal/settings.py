@@ -412,6 +412,13 @@ HOSTED_HEARTBEAT_SECONDS = env_int("HOSTED_HEARTBEAT_SECONDS", 10, minimum=1)
 HOSTED_WORKER_LOST_SECONDS = env_int("HOSTED_WORKER_LOST_SECONDS", 60, minimum=2)
 HOSTED_MAX_ATTEMPTS = env_int("HOSTED_MAX_ATTEMPTS", 3, minimum=1)
 HOSTED_QUEUE_TIMEOUT_SECONDS = env_int("HOSTED_QUEUE_TIMEOUT_SECONDS", 24 * 3600, minimum=10)
+# How long past its time limit a task may still run (setup and collection included) before the watchdog ends
+# it; also the margin of the times a worker reports.
+HOSTED_OVERTIME_GRACE_SECONDS = env_int("HOSTED_OVERTIME_GRACE_SECONDS", 3600, minimum=60)
+HOSTED_FORMAT_CHECKS_PER_MINUTE = env_int("HOSTED_FORMAT_CHECKS_PER_MINUTE", 10, minimum=1)
+HOSTED_FORMAT_CHECKS_PER_TASK = env_int("HOSTED_FORMAT_CHECKS_PER_TASK", 300, minimum=1)
+HOSTED_FORMAT_CHECK_TIMEOUT_SECONDS = env_int("HOSTED_FORMAT_CHECK_TIMEOUT_SECONDS", 300, minimum=5)
+HOSTED_FORMAT_CHECK_MEMORY_GB = env_int("HOSTED_FORMAT_CHECK_MEMORY_GB", 8, minimum=1)
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -212,7 +212,12 @@ class _WorkerApi(APIView):
 
     def handle_exception(self, exc):
         if isinstance(exc, WorkerRefused):
-            exc = ApiError(status_code=exc.status, code=exc.code, message=exc.message)
+            exc = ApiError(
+                status_code=exc.status,
+                code=exc.code,
+                message=exc.message,
+                details={"field": exc.field} if exc.field else {},
+            )
         return super().handle_exception(exc)
 
 
@@ -236,11 +241,14 @@ class WorkerRegisterApi(_WorkerApi):
         return Response({"worker": worker.name, "heartbeat_seconds": settings.HOSTED_HEARTBEAT_SECONDS})
 
 
+MAX_RUNNING = 256  # a worker's most slots
+
+
 class RunningSerializer(serializers.Serializer):
     task_id = serializers.IntegerField()
     attempt = serializers.IntegerField()
     elapsed_seconds = serializers.FloatField(min_value=0)
-    output_tail = serializers.CharField(allow_blank=True, trim_whitespace=False, default="")
+    output_tail = serializers.CharField(allow_blank=True, trim_whitespace=False, default="", max_length=65536)
 
 
 class WorkerHeartbeatApi(_WorkerApi):
@@ -249,7 +257,15 @@ class WorkerHeartbeatApi(_WorkerApi):
         responses=inline_serializer("HeartbeatAnswer", {}),
     )
     def post(self, request: Request) -> Response:
-        body = RunningSerializer(data=_body(request).get("running", []), many=True)
+        running = _body(request).get("running", [])
+        if isinstance(running, list) and len(running) > MAX_RUNNING:
+            raise ApiError(
+                status_code=400,
+                code="invalid",
+                message=f"running: at most {MAX_RUNNING} tasks",
+                details={"field": "running"},
+            )
+        body = RunningSerializer(data=running, many=True)
         body.is_valid(raise_exception=True)
         cancel = worker_beat(worker=_worker(request), running=list(body.validated_data))
         return Response({"cancel": cancel})
@@ -263,15 +279,24 @@ def _attempt(value) -> int:
 
 
 class TaskClaimApi(_WorkerApi):
-    @extend_schema(request=inline_serializer("Claim", {"attempt": serializers.IntegerField()}), responses={200: dict})
+    @extend_schema(
+        request=inline_serializer(
+            "Claim",
+            {
+                "attempt": serializers.IntegerField(),
+                "capability": serializers.CharField(help_text="The third argument of the attempt's queue message"),
+            },
+        ),
+        responses={200: dict},
+    )
     def post(self, request: Request, task_id: int) -> Response:
-        task = selectors.hosted_task_for_worker(task_id=task_id)
-        url = request.build_absolute_uri(reverse("api_worker_public_data", args=[task.competition.slug]))
+        body = _body(request)
         spec = task_claim(
             worker=_worker(request),
             task_id=task_id,
-            attempt=_attempt(_body(request).get("attempt")),
-            public_data_url=url,
+            attempt=_attempt(body.get("attempt")),
+            capability=body.get("capability"),
+            public_data_url=lambda slug: request.build_absolute_uri(reverse("api_worker_public_data", args=[slug])),
         )
         return Response(spec)
 
@@ -295,12 +320,21 @@ class TaskFinishApi(_WorkerApi):
 
     @extend_schema(request={"multipart/form-data": dict}, responses={200: dict})
     def post(self, request: Request, task_id: int) -> Response:
+        refused = ApiError(
+            status_code=400,
+            code="invalid",
+            message="outcome: must be a JSON object, sent as text in the form field 'outcome'",
+            details={"field": "outcome"},
+        )
+        text = _body(request).get("outcome") or "{}"
+        if not isinstance(text, str):
+            raise refused
         try:
-            outcome = json.loads(_body(request).get("outcome") or "{}")
+            outcome = json.loads(text)
         except json.JSONDecodeError:
-            raise ApiError(status_code=400, code="invalid", message="outcome: must be a JSON object") from None
+            raise refused from None
         if not isinstance(outcome, dict):
-            raise ApiError(status_code=400, code="invalid", message="outcome: must be a JSON object")
+            raise refused
         task = task_finish(
             worker=_worker(request), task_id=task_id, outcome=outcome, archive=request.FILES.get("archive")
         )

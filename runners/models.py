@@ -99,6 +99,11 @@ class HostedTask(models.Model):
     cancel_requested = models.BooleanField(default=False)
     queued_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    # The last time its worker listed it in a heartbeat (or claimed it): a worker that beats on without
+    # listing it has lost it, and the watchdog queues it again.
+    seen_at = models.DateTimeField(null=True, blank=True)
+    # Its queue message must be sent again (tasks queued before claims carried a capability): the watchdog does.
+    resend = models.BooleanField(default=False)
     finished_at = models.DateTimeField(null=True, blank=True)
     elapsed_seconds = models.FloatField(null=True, blank=True)
     exit_code = models.IntegerField(null=True, blank=True)

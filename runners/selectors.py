@@ -41,13 +41,6 @@ def hosted_run_get(*, user, hosted_run_id: int) -> HostedRun:
     return run
 
 
-def hosted_task_for_worker(*, task_id: int) -> HostedTask:
-    task = HostedTask.objects.select_related("competition").filter(pk=task_id).first()
-    if task is None:
-        raise Http404(f"No hosted task {task_id}.")
-    return task
-
-
 def worker_list() -> list[GpuWorker]:
     """Every worker with its running tasks and whether it still beats."""
     lost_before = timezone.now() - timedelta(seconds=settings.HOSTED_WORKER_LOST_SECONDS)

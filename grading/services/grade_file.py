@@ -1,13 +1,21 @@
 """Grading on the server: one submission file against a competition's private answers."""
 
 import ctypes
+import logging
+import multiprocessing
 from pathlib import Path
 from typing import Any
 
-from competitions.answers_cache import answers_load
+from competitions.answers_cache import answers_cache_file, answers_load
 from competitions.models import Competition
 from competitions.selectors import grading_setup
+from grading.engine import format_check
 from grading.engine.report import CompetitionReport, grade_submission
+
+logger = logging.getLogger(__name__)
+# Format checks run in children of a forkserver that imported the graders once (grading/engine/format_check.py).
+_FORKSERVER = multiprocessing.get_context("forkserver")
+_FORKSERVER.set_forkserver_preload(["grading.engine.format_check", "grading.engine.graders"])
 
 # The answers last loaded by this process. Runs are queued competition by competition, so a worker often
 # grades several seeds of one competition in a row; keeping one competition's answers saves loading them
@@ -55,3 +63,51 @@ def grade_file(
         honest_max_bytes=competition.pack.max_submission_bytes,
         display_path=display_path,
     )
+
+
+class FormatCheckFailed(Exception):
+    """The isolated format check did not answer (it crashed, or ran out of time or memory): message says which."""
+
+
+def format_check_isolated(
+    *, competition: Competition, submission_path: Path, timeout_seconds: float, memory_bytes: int
+) -> tuple[bool, str | None]:
+    """Is this submission valid for the competition, and if not why: grading/engine/format_check.py in a
+    process of its own, forked from a forkserver that has the graders imported, with its address space limited
+    to memory_bytes and killed after timeout_seconds. The answers are read there (from the parsed-answers cache
+    when it holds them), never in this process."""
+    answers_path, grader, _ = grading_setup(competition)
+    pack = competition.pack
+    cached = answers_cache_file(pack.answers_sha256) if pack.answers_sha256 else None
+    job = {
+        "competition_id": competition.slug,
+        "submission_path": str(submission_path),
+        "answers_path": str(answers_path),
+        "answers_cache": str(cached) if cached is not None and cached.is_file() else None,
+        "grader": {"name": grader.name, "params": grader.params},
+        "honest_max_bytes": pack.max_submission_bytes,
+        "memory_bytes": memory_bytes,
+    }
+    receive, send = _FORKSERVER.Pipe(duplex=False)
+    child = _FORKSERVER.Process(target=format_check.check_in_child, args=(job, send), daemon=True)
+    try:
+        child.start()
+        send.close()
+        if not receive.poll(timeout_seconds):
+            raise FormatCheckFailed(f"the format check did not finish within {timeout_seconds:g} s")
+        try:
+            answer: dict[str, Any] = receive.recv()
+        except EOFError:
+            answer = {"error": "failed", "kind": "the process ended without an answer"}
+    finally:
+        receive.close()
+        if child.is_alive():
+            child.kill()
+        child.join(5)
+    if answer.get("error") == "memory":
+        raise FormatCheckFailed(f"the format check needed more than {memory_bytes / 1024**3:g} GB of memory")
+    if "valid" not in answer:
+        # Only the exception's type is logged: its message could quote the answers.
+        logger.error("format check for %s failed: %s (exit %s)", competition.slug, answer.get("kind"), child.exitcode)
+        raise FormatCheckFailed("the format check failed on the portal's side")
+    return bool(answer["valid"]), answer.get("reason") or None

@@ -26,6 +26,7 @@ from grading.services.intake import submission_create_hosted
 from grading.services.submissions import SubmissionRefused
 from runners.models import GpuWorker, HostedRun, HostedTask
 from runners.secrets import env_decrypt
+from runners.services.hosted import nothing_collected_reason
 from runners.services.workers import hosted_files_delete, task_cpus, task_memory_gb
 from runners.worker.collect import redact_tree, secret_values
 
@@ -90,16 +91,18 @@ def hosted_manifest(*, hosted_run: HostedRun, tasks: list[HostedTask]) -> dict[s
     }
 
 
-def _write_bundle(*, hosted_run: HostedRun, tasks: list[HostedTask], root: Path) -> None:
+def _write_bundle(*, hosted_run: HostedRun, tasks: list[HostedTask], root: Path) -> int:
+    """Write the bundle under root; the number of tasks whose collected files could be unpacked."""
     group = root / "runs" / run_group_name(hosted_run)
     group.mkdir(parents=True)
     metadata_runs = {}
+    unpacked = 0
     for task in tasks:
         run_id = run_id_for(task)
         folder = group / run_id
         folder.mkdir()
         if task.archive_path:
-            _unpack_collected(task=task, into=folder)
+            unpacked += _unpack_collected(task=task, into=folder)
         _write_format_checks(task=task, into=folder)
         made = (folder / "submission" / "submission.csv").is_file()
         metadata_runs[run_id] = {"seed": task.seed, "success": made and task.status == HostedTask.Status.DONE}
@@ -114,6 +117,7 @@ def _write_bundle(*, hosted_run: HostedRun, tasks: list[HostedTask], root: Path)
         )
     )
     (root / "manifest.json").write_text(json.dumps(hosted_manifest(hosted_run=hosted_run, tasks=tasks), indent=2))
+    return unpacked
 
 
 def _write_format_checks(*, task: HostedTask, into: Path) -> None:
@@ -127,7 +131,7 @@ def _write_format_checks(*, task: HostedTask, into: Path) -> None:
     (into / "format_checks.jsonl").write_text("".join(line + "\n" for line in lines))
 
 
-def _unpack_collected(*, task: HostedTask, into: Path) -> None:
+def _unpack_collected(*, task: HostedTask, into: Path) -> bool:
     """Only the collected folders and run.log are kept, with the bundle reader's safety checks (no links,
     no paths outside, size limits)."""
     with tempfile.TemporaryDirectory(dir=into.parent) as scratch:
@@ -138,7 +142,7 @@ def _unpack_collected(*, task: HostedTask, into: Path) -> None:
             extracted = extract_archive(archive=archive, target=Path(scratch) / "out")
         except BundleError as exc:
             logger.warning("task %s: its collected archive is unusable: %s", task.pk, exc)
-            return
+            return False
         for name in COLLECTED:
             found = extracted.root / name
             if found.exists():
@@ -146,6 +150,7 @@ def _unpack_collected(*, task: HostedTask, into: Path) -> None:
     # The worker blanked the team's secrets in what it sent; this holds even if a worker did not.
     env = env_decrypt(task.hosted_run.env_encrypted)
     redact_tree([into], secret_values(env, env))
+    return True
 
 
 def hosted_run_assemble(*, hosted_run_id: int) -> HostedRun:
@@ -175,7 +180,15 @@ def _assemble(run: HostedRun) -> HostedRun:
     tasks = list(run.tasks.select_related("competition", "hosted_run").order_by("competition__slug", "seed"))
     with tempfile.TemporaryDirectory(prefix=f"hosted-{run.pk}-") as scratch:
         root = Path(scratch) / "bundle"
-        _write_bundle(hosted_run=run, tasks=tasks, root=root)
+        if not _write_bundle(hosted_run=run, tasks=tasks, root=root):
+            # Every collected archive was unusable: empty runs are not published as a verified entry.
+            HostedRun.objects.filter(pk=run.pk, submission__isnull=True).update(
+                status=HostedRun.Status.FAILED,
+                status_reason=nothing_collected_reason(run, what="no task left a usable archive of its output"),
+                finished_at=timezone.now(),
+            )
+            run.refresh_from_db()
+            return run
         archive = Path(scratch) / "bundle.tar.gz"
         with tarfile.open(archive, "w:gz") as tar:
             for path in sorted(root.rglob("*")):

@@ -19,7 +19,14 @@ from runners import envnames, queue
 from runners.models import HostedRun, HostedTask
 from runners.secrets import env_encrypt
 
-IMAGE_PATTERN = re.compile(r"[a-z0-9][a-z0-9._/-]{0,199}(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[0-9a-f]{64})?")
+# Docker's reference grammar, less the registry's host:port: path components of lowercase letters and digits
+# joined by one '.', one or two '_' or any '-'s, separated by single '/'; an optional tag and digest. So no
+# '..', no empty component, no leading or trailing separator.
+_COMPONENT = r"[a-z0-9]+(?:(?:\.|_{1,2}|-+)[a-z0-9]+)*"
+IMAGE_PATTERN = re.compile(
+    rf"{_COMPONENT}(?:/{_COMPONENT})*(:[A-Za-z0-9_][A-Za-z0-9_.-]{{0,127}})?(@sha256:[0-9a-f]{{64}})?"
+)
+IMAGE_MAX_CHARS = 300
 MAX_ENV = 50
 MAX_ENV_VALUE = 8192
 MAX_SEEDS = 10
@@ -54,8 +61,12 @@ def _refuse(field_name: str, message: str) -> HostedRunRefused:
 
 
 def _validate(request: HostedRunRequest) -> None:
-    if not IMAGE_PATTERN.fullmatch(request.image or ""):
-        raise _refuse("image", "must be an image reference such as 'my-agent:1.0' (lowercase name, optional tag)")
+    if len(request.image or "") > IMAGE_MAX_CHARS or not IMAGE_PATTERN.fullmatch(request.image or ""):
+        raise _refuse(
+            "image",
+            "must be an image reference such as 'my-agent:1.0' or 'team/agent:1.0' (lowercase name components "
+            "separated by single '/', no '..', no empty component, optional tag and @sha256 digest)",
+        )
     if request.split not in SPLITS:
         raise _refuse("split", f"must be one of {', '.join(SPLITS)}")
     if not 1 <= request.seeds <= MAX_SEEDS:
@@ -209,12 +220,31 @@ def hosted_run_progress(*, hosted_run_id: int) -> None:
             if all(status == HostedTask.Status.CANCELLED for status in statuses):
                 run.status, run.status_reason = HostedRun.Status.CANCELLED, "every task was cancelled"
                 run.finished_at = timezone.now()
+            elif not run.tasks.exclude(archive_path="").exists():
+                # Nothing was collected: a bundle of empty runs would be published as a verified entry.
+                run.status, run.status_reason = HostedRun.Status.FAILED, nothing_collected_reason(run)
+                run.finished_at = timezone.now()
             else:
                 run.status = HostedRun.Status.COLLECTING
                 queue.assemble_after_commit(hosted_run_id=run.pk)
         elif run.tasks.filter(started_at__isnull=False).exists():
             run.status = HostedRun.Status.RUNNING
         run.save(update_fields=["status", "status_reason", "finished_at"])
+
+
+def nothing_collected_reason(run: HostedRun, *, what: str = "no task left any output") -> str:
+    """Why a run whose tasks all ended with nothing collected is not graded, with what the team can act on."""
+    tasks = list(run.tasks.select_related("competition").order_by("competition__slug", "seed"))
+    counts: dict[str, int] = {}
+    for task in tasks:
+        counts[task.status] = counts.get(task.status, 0) + 1
+    summary = ", ".join(f"{count} {status.replace('_', ' ')}" for status, count in sorted(counts.items()))
+    example = next((t for t in tasks if t.reason and t.status != HostedTask.Status.CANCELLED), None)
+    shown = f"; e.g. {example.competition.slug} seed {example.seed}: {example.reason}" if example else ""
+    return (
+        f"nothing to grade: {what} ({summary} of {len(tasks)}){shown}. Nothing was "
+        "published; this run does not count against the daily quota."
+    )[:2000]
 
 
 def hosted_run_graded(*, hosted_run_id: int) -> None:

@@ -6,8 +6,11 @@ message delivered twice) changes nothing.
 """
 
 import logging
+import math
+import re
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -23,12 +26,14 @@ from django.utils import timezone
 
 from competitions.models import CompetitionPack
 from grading.models import Submission
-from grading.services.grade_file import grade_file
+from grading.services.grade_file import FormatCheckFailed, format_check_isolated
 from portal.accounts.keys import hash_key, new_key
 from runners import queue
+from runners.capability import capability_matches
 from runners.models import FormatCheck, GpuWorker, HostedRun, HostedTask
 from runners.secrets import env_decrypt
 from runners.services.hosted import hosted_run_graded, hosted_run_progress
+from runners.worker.collect import redact, secret_values
 
 logger = logging.getLogger(__name__)
 T = HostedTask.Status
@@ -45,9 +50,61 @@ OUTPUT_TAIL_CHARS = 8000
 class WorkerRefused(Exception):
     """A worker's call that cannot be honoured; status and code go to the worker (409: skip this task)."""
 
-    def __init__(self, *, status: int, code: str, message: str):
+    def __init__(self, *, status: int, code: str, message: str, field: str = ""):
         super().__init__(message)
-        self.status, self.code, self.message = status, code, message
+        self.status, self.code, self.message, self.field = status, code, message, field
+
+
+def _invalid(field: str, message: str) -> WorkerRefused:
+    return WorkerRefused(status=400, code="invalid", message=f"{field}: {message}", field=field)
+
+
+# --- what a worker sends: redacted, cleaned of its folders, range-checked -------------------------------
+
+# An absolute path on the worker's machine (its work dir, its agents dir, a traceback's file) shows only its
+# last part; the agent's own paths inside its container (/home/...) are the team's to see.
+_WORKER_PATH = re.compile(r"(?<![\w:/.~-])/(?!home/)(?:[\w.@+-]+/)+([\w.@+-]*)")
+EXIT_CODES = range(-255, 256)
+REASON_CHARS = 2000
+
+
+def run_secrets(run: HostedRun) -> dict[str, str]:
+    env = env_decrypt(run.env_encrypted)
+    return secret_values(env, env)
+
+
+def worker_reason(text: str, *, secrets: dict[str, str], paths: bool = True) -> str:
+    """A reason a worker sent, as the portal keeps it: the run's secret values and their disguises replaced by
+    "[secret NAME]" (the worker does it first; this holds if it did not), the worker's folders shown by their
+    last part only (paths=True), its first REASON_CHARS characters."""
+    text = redact(text, secrets)
+    if paths:
+        text = _WORKER_PATH.sub(lambda match: f"…/{match.group(1)}", text)
+    return text[:REASON_CHARS]
+
+
+def worker_tail(text: str, *, secrets: dict[str, str]) -> str:
+    """An agent's output tail, redacted like a reason and cut to its last OUTPUT_TAIL_CHARS characters. A
+    secret the worker's cut split in two at its start is not recognised here (the worker drops such pieces)."""
+    return redact(text, secrets)[-OUTPUT_TAIL_CHARS:]
+
+
+def _seconds_limit(run: HostedRun) -> float:
+    return run.time_limit_hours * 3600 + settings.HOSTED_OVERTIME_GRACE_SECONDS
+
+
+def _checked_seconds(value: object, *, field: str, run: HostedRun, optional: bool) -> float | None:
+    """A duration a worker measured: finite, from 0 to the run's time limit plus the grace; else a 400."""
+    if value is None and optional:
+        return None
+    limit = _seconds_limit(run)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise _invalid(field, f"must be a finite number of seconds from 0 to {limit:g}")
+    if not 0 <= value <= limit:
+        raise _invalid(
+            field, f"{value:g} s is outside 0 to {limit:g} s (the run's time limit plus HOSTED_OVERTIME_GRACE_SECONDS)"
+        )
+    return float(value)
 
 
 def worker_token_issue(*, name: str) -> tuple[GpuWorker, str]:
@@ -82,18 +139,38 @@ def worker_register(*, worker: GpuWorker, capacity: Capacity) -> GpuWorker:
 
 
 def worker_beat(*, worker: GpuWorker, running: list[dict[str, Any]]) -> list[dict[str, int]]:
-    """Record a heartbeat and the live state of the worker's tasks; answer which of them to stop."""
-    GpuWorker.objects.filter(pk=worker.pk).update(beat_at=timezone.now())
-    for item in running:
-        HostedTask.objects.filter(pk=item["task_id"], attempt=item["attempt"], worker=worker, status=T.RUNNING).update(
-            elapsed_seconds=item["elapsed_seconds"], output_tail=item["output_tail"][-OUTPUT_TAIL_CHARS:]
+    """Record a heartbeat and the live state of the worker's tasks; answer which of them to stop: those the
+    team cancelled, and those it lists that are no longer its (queued again or ended by the portal).
+    A bad number refuses the whole beat (400 naming the field) and records nothing of it."""
+    listed = {(item["task_id"], item["attempt"]) for item in running}
+    held = {
+        (task.pk, task.attempt): task
+        for task in HostedTask.objects.select_related("hosted_run").filter(
+            pk__in={task_id for task_id, _ in listed}, worker=worker, status=T.RUNNING
         )
-    return [
-        {"task_id": pk, "attempt": attempt}
-        for pk, attempt in HostedTask.objects.filter(
-            worker=worker, status=T.RUNNING, cancel_requested=True
-        ).values_list("pk", "attempt")
-    ]
+    }
+    for index, item in enumerate(running):
+        task = held.get((item["task_id"], item["attempt"]))
+        if task is not None:
+            _checked_seconds(
+                item["elapsed_seconds"], field=f"running[{index}].elapsed_seconds", run=task.hosted_run, optional=False
+            )
+    now = timezone.now()
+    GpuWorker.objects.filter(pk=worker.pk).update(beat_at=now)
+    secrets: dict[int, dict[str, str]] = {}
+    for item in running:
+        task = held.get((item["task_id"], item["attempt"]))
+        if task is None:
+            continue
+        if task.hosted_run_id not in secrets:
+            secrets[task.hosted_run_id] = run_secrets(task.hosted_run)
+        tail = worker_tail(item["output_tail"], secrets=secrets[task.hosted_run_id])
+        HostedTask.objects.filter(pk=task.pk, attempt=task.attempt, worker=worker, status=T.RUNNING).update(
+            elapsed_seconds=float(item["elapsed_seconds"]), output_tail=tail, seen_at=now
+        )
+    cancelled = HostedTask.objects.filter(worker=worker, status=T.RUNNING, cancel_requested=True)
+    stop = set(cancelled.values_list("pk", "attempt")) | (listed - set(held))
+    return [{"task_id": pk, "attempt": attempt} for pk, attempt in sorted(stop)]
 
 
 def _held(task: HostedTask, worker: GpuWorker, attempt: int) -> None:
@@ -103,8 +180,21 @@ def _held(task: HostedTask, worker: GpuWorker, attempt: int) -> None:
         )
 
 
-def task_claim(*, worker: GpuWorker, task_id: int, attempt: int, public_data_url: str) -> dict[str, Any]:
-    """Take a queued task when it fits this worker's free capacity, and answer what the worker runs."""
+def task_claim(
+    *, worker: GpuWorker, task_id: int, attempt: int, capability: object, public_data_url: Callable[[str], str]
+) -> dict[str, Any]:
+    """Take a queued task when it fits this worker's free capacity, and answer what the worker runs.
+
+    The claim must carry the capability of the attempt's queue message (runners/capability.py); without it
+    the answer says nothing about the task, not even whether it exists. public_data_url(slug) is the
+    absolute url of a competition's public data."""
+    if not capability_matches(task_id=task_id, attempt=attempt, capability=capability):
+        raise WorkerRefused(
+            status=403,
+            code="capability_refused" if capability else "capability_required",
+            message=f"a claim of task {task_id} attempt {attempt} must carry the capability of that attempt's "
+            "queue message (the message's third argument); a worker token alone claims nothing",
+        )
     with transaction.atomic():
         worker = GpuWorker.objects.select_for_update().get(pk=worker.pk)  # one claim at a time per worker
         task = HostedTask.objects.select_related("hosted_run", "competition__pack").filter(pk=task_id).first()
@@ -129,7 +219,7 @@ def task_claim(*, worker: GpuWorker, task_id: int, attempt: int, public_data_url
             )
         now = timezone.now()
         taken = HostedTask.objects.filter(pk=task.pk, status=T.QUEUED, attempt=attempt).update(
-            status=T.RUNNING, worker=worker, started_at=now, cancel_requested=False, output_tail=""
+            status=T.RUNNING, worker=worker, started_at=now, seen_at=now, cancel_requested=False, output_tail=""
         )
         if not taken:  # another worker's claim (or a cancel) got there between the read and this update
             raise WorkerRefused(
@@ -155,7 +245,11 @@ def task_claim(*, worker: GpuWorker, task_id: int, attempt: int, public_data_url
         "shm_gb": settings.HOSTED_SHM_GB,
         "network": settings.HOSTED_ALLOW_NETWORK,
         "max_output_bytes": settings.HOSTED_MAX_OUTPUT_BYTES,
-        "public_data": {"url": public_data_url, "sha256": pack.public_sha256, "bytes": pack.public_bytes},
+        "public_data": {
+            "url": public_data_url(task.competition.slug),
+            "sha256": pack.public_sha256,
+            "bytes": pack.public_bytes,
+        },
     }
 
 
@@ -170,14 +264,47 @@ def task_memory_gb(worker: GpuWorker) -> float:
     return float(min(settings.HOSTED_MEMORY_GB_PER_RUN, share))
 
 
+def _format_check_allowed(task: HostedTask, attempt: int, size: int) -> FormatCheck:
+    """Count the call against the task's limits and keep it (as not yet answered), or refuse it with a 429
+    whose reason the agent reads from validate_submission.sh. A refused call is not kept: it was no check."""
+    with transaction.atomic():
+        HostedTask.objects.select_for_update().filter(pk=task.pk).first()  # concurrent calls count one by one
+        calls = FormatCheck.objects.filter(task=task, attempt=attempt)
+        total = calls.count()
+        if total >= settings.HOSTED_FORMAT_CHECKS_PER_TASK:
+            raise WorkerRefused(
+                status=429,
+                code="format_checks_exhausted",
+                message=f"this run made its {total} format checks, the most one run may make "
+                f"(HOSTED_FORMAT_CHECKS_PER_TASK); what it leaves in /home/submission is graded at the end as it is",
+            )
+        window_start = timezone.now() - timedelta(minutes=1)
+        recent = list(calls.filter(at__gte=window_start).order_by("at").values_list("at", flat=True))
+        if len(recent) >= settings.HOSTED_FORMAT_CHECKS_PER_MINUTE:
+            wait = max(1, math.ceil((recent[0] - window_start).total_seconds()))
+            raise WorkerRefused(
+                status=429,
+                code="format_checks_rate_limited",
+                message=f"at most {settings.HOSTED_FORMAT_CHECKS_PER_MINUTE} format checks a minute: try again "
+                f"in {wait} s (this run has made {total} of its {settings.HOSTED_FORMAT_CHECKS_PER_TASK})",
+            )
+        return FormatCheck.objects.create(task=task, attempt=attempt, valid=False, reason="being checked", bytes=size)
+
+
 def task_format_check(*, worker: GpuWorker, task_id: int, attempt: int, upload: UploadedFile) -> dict[str, Any]:
-    """The agent's only oracle: is this submission valid, and if not why. Never a score. Every call is kept."""
-    task = HostedTask.objects.select_related("competition__pack").filter(pk=task_id).first()
+    """The agent's only oracle: is this submission valid, and if not why. Never a score. Every call is kept.
+
+    The check runs in a process of its own, bounded in memory and time (grading.services.grade_file.
+    format_check_isolated): the web process never runs a grader on a team's file nor loads the answers."""
+    task = HostedTask.objects.select_related("competition__pack", "hosted_run").filter(pk=task_id).first()
     if task is None:
         raise WorkerRefused(status=404, code="not_found", message=f"no task {task_id}")
     _held(task, worker, attempt)
     limit = task.competition.pack.max_submission_bytes or settings.BUNDLE_MAX_SUBMISSION_BYTES
     size = upload.size or 0
+    call = _format_check_allowed(task, attempt, size)
+    valid: bool
+    reason: str | None
     if size > limit:
         valid, reason = False, f"the file is {size} bytes; a submission for {task.competition.slug} is at most {limit}"
     else:
@@ -186,10 +313,40 @@ def task_format_check(*, worker: GpuWorker, task_id: int, attempt: int, upload: 
             with path.open("wb") as out:
                 for chunk in upload.chunks(1 << 20):
                     out.write(chunk)
-            report = grade_file(competition=task.competition, submission_path=path, display_path="submission.csv")
-        valid, reason = report.valid_submission, report.reason or ""
-    FormatCheck.objects.create(task=task, attempt=attempt, valid=valid, reason=reason, bytes=size)
-    return {"valid": valid, "reason": reason or None}
+            try:
+                valid, reason = format_check_isolated(
+                    competition=task.competition,
+                    submission_path=path,
+                    timeout_seconds=settings.HOSTED_FORMAT_CHECK_TIMEOUT_SECONDS,
+                    memory_bytes=settings.HOSTED_FORMAT_CHECK_MEMORY_GB * 1024**3,
+                )
+            except FormatCheckFailed as exc:
+                valid, reason = False, f"{exc}, so this file could not be judged now (at the end it is graded as usual)"
+    # The reason can quote the file, and the file what the agent wrote: the run's secrets never stay in it.
+    reason = worker_reason(reason or "", secrets=run_secrets(task.hosted_run), paths=False) or None
+    FormatCheck.objects.filter(pk=call.pk).update(valid=valid, reason=reason or "")
+    return {"valid": valid, "reason": reason}
+
+
+def _checked_outcome(outcome: dict[str, Any], run: HostedRun) -> dict[str, Any]:
+    """The outcome's fields as the task keeps them; a wrong type or a value out of range is a 400 naming the
+    field (outcome.<key>), never clamped: a worker that sends one is broken or hostile."""
+    exit_code = outcome.get("exit_code")
+    if exit_code is not None and (
+        isinstance(exit_code, bool) or not isinstance(exit_code, int) or exit_code not in EXIT_CODES
+    ):
+        raise _invalid("outcome.exit_code", "must be null or a whole number from -255 to 255")
+    reason = outcome.get("reason")
+    if reason is not None and not isinstance(reason, str):
+        raise _invalid("outcome.reason", "must be null or text")
+    return {
+        "exit_code": exit_code,
+        "reason": worker_reason(reason or "", secrets=run_secrets(run)),
+        **{
+            key: _checked_seconds(outcome.get(key), field=f"outcome.{key}", run=run, optional=True)
+            for key in ("elapsed_seconds", "setup_seconds", "collect_seconds")
+        },
+    }
 
 
 def task_finish(
@@ -197,15 +354,16 @@ def task_finish(
 ) -> HostedTask:
     """Keep what the worker collected and end the task; once every task of the run ended, it is assembled."""
     attempt = outcome.get("attempt")
-    status = OUTCOMES.get(outcome.get("status", ""))
-    if not isinstance(attempt, int) or status is None:
-        raise WorkerRefused(
-            status=400, code="invalid", message=f"outcome needs attempt (int) and status ({', '.join(OUTCOMES)})"
-        )
-    task = HostedTask.objects.filter(pk=task_id).first()
+    status = OUTCOMES.get(outcome.get("status", "")) if isinstance(outcome.get("status"), str) else None
+    if isinstance(attempt, bool) or not isinstance(attempt, int):
+        raise _invalid("outcome.attempt", "a whole number is required")
+    if status is None:
+        raise _invalid("outcome.status", f"must be one of {', '.join(OUTCOMES)}")
+    task = HostedTask.objects.select_related("hosted_run").filter(pk=task_id).first()
     if task is None:
         raise WorkerRefused(status=404, code="not_found", message=f"no task {task_id}")
     _held(task, worker, attempt)
+    fields = _checked_outcome(outcome, task.hosted_run)
     archive_path, archive_bytes = "", 0
     if archive is not None and status != T.OVER_CAP:
         if (archive.size or 0) > settings.HOSTED_MAX_OUTPUT_BYTES:
@@ -213,23 +371,8 @@ def task_finish(
         else:
             archive_path = storages["private"].save(f"hosted/{task.hosted_run_id}/{task.pk}-{attempt}.tar.gz", archive)
             archive_bytes = archive.size or 0
-    reason = str(outcome.get("reason") or "")[:2000]
-    exit_code = outcome.get("exit_code")
-
-    def seconds(key: str) -> float | None:
-        value = outcome.get(key)
-        return float(value) if isinstance(value, int | float) and value >= 0 else None
-
     updated = HostedTask.objects.filter(pk=task.pk, attempt=attempt, worker=worker, status=T.RUNNING).update(
-        status=status,
-        reason=reason,
-        exit_code=exit_code if isinstance(exit_code, int) else None,
-        elapsed_seconds=seconds("elapsed_seconds"),
-        setup_seconds=seconds("setup_seconds"),
-        collect_seconds=seconds("collect_seconds"),
-        finished_at=timezone.now(),
-        archive_path=archive_path,
-        archive_bytes=archive_bytes,
+        status=status, finished_at=timezone.now(), archive_path=archive_path, archive_bytes=archive_bytes, **fields
     )
     if not updated and archive_path:
         storages["private"].delete(archive_path)
@@ -247,41 +390,75 @@ def public_data_open(*, slug: str) -> tuple[File, str, int]:
     return storages["private"].open(pack.public_archive_path, "rb"), pack.public_sha256, pack.public_bytes
 
 
+def _lost(task: HostedTask, *, now, why: str) -> int:
+    """A running task its worker lost: queued again as a new attempt (with a fresh capability), or failed
+    after HOSTED_MAX_ATTEMPTS. 1 when this call changed it."""
+    if task.attempt >= settings.HOSTED_MAX_ATTEMPTS:
+        return HostedTask.objects.filter(pk=task.pk, attempt=task.attempt, status=T.RUNNING).update(
+            status=T.FAILED, finished_at=now, reason=f"{why}; given up after {task.attempt} attempts"
+        )
+    with transaction.atomic():
+        changed = HostedTask.objects.filter(pk=task.pk, attempt=task.attempt, status=T.RUNNING).update(
+            status=T.QUEUED,
+            attempt=task.attempt + 1,
+            worker=None,
+            queued_at=now,
+            started_at=None,
+            seen_at=None,
+            reason=f"{why} during attempt {task.attempt}; queued again",
+        )
+        if changed:
+            queue.task_enqueue_after_commit(task_id=task.pk, attempt=task.attempt + 1)
+    return changed
+
+
 def hosted_watchdog(*, now=None) -> dict[str, int]:
-    """Tasks whose worker stopped beating go back to the queue (a new attempt) or fail after
-    HOSTED_MAX_ATTEMPTS; tasks no worker took within HOSTED_QUEUE_TIMEOUT_SECONDS fail with the reason;
-    runs whose submission reached a final status are done. Safe to run anywhere, any number of times."""
+    """The server ends what its workers do not: a task running past its time limit plus
+    HOSTED_OVERTIME_GRACE_SECONDS fails; a task whose worker stopped beating, or beats on without listing it,
+    for HOSTED_WORKER_LOST_SECONDS goes back to the queue (a new attempt) or fails after HOSTED_MAX_ATTEMPTS;
+    tasks no worker took within HOSTED_QUEUE_TIMEOUT_SECONDS fail; each with its reason. Queued tasks marked
+    resend (queued before claims carried a capability) get a fresh message. Runs whose
+    submission reached a final status are done. Safe to run anywhere, any number of times."""
     now = now or timezone.now()
     lost_before = now - timedelta(seconds=settings.HOSTED_WORKER_LOST_SECONDS)
-    counts = {"requeued": 0, "failed": 0, "expired": 0, "done": 0}
-    lost = HostedTask.objects.filter(status=T.RUNNING).filter(worker__beat_at__lt=lost_before).select_related("worker")
+    counts = {"requeued": 0, "failed": 0, "expired": 0, "overtime": 0, "resent": 0, "done": 0}
     touched: set[int] = set()
-    for task in lost:
-        worker_name = task.worker.name if task.worker else "its worker"
-        if task.attempt >= settings.HOSTED_MAX_ATTEMPTS:
-            changed = HostedTask.objects.filter(pk=task.pk, attempt=task.attempt, status=T.RUNNING).update(
+    running = list(HostedTask.objects.filter(status=T.RUNNING).select_related("worker", "hosted_run"))
+    for task in running:
+        started = task.started_at or now
+        overdue = (now - started).total_seconds() - task.hosted_run.time_limit_hours * 3600
+        if overdue > settings.HOSTED_OVERTIME_GRACE_SECONDS:
+            counts["overtime"] += HostedTask.objects.filter(pk=task.pk, attempt=task.attempt, status=T.RUNNING).update(
                 status=T.FAILED,
                 finished_at=now,
-                reason=f"{worker_name} stopped sending heartbeats; given up after {task.attempt} attempts",
+                reason=f"timed out: still running {overdue / 60:.0f} min after its time limit of "
+                f"{task.hosted_run.time_limit_hours:g} h, and its worker reported no end; ended by the portal",
             )
-            counts["failed"] += changed
+            logger.warning("task %s attempt %s ended by the portal: past its time limit", task.pk, task.attempt)
+            touched.add(task.hosted_run_id)
+            continue
+        worker_name = task.worker.name if task.worker else "its worker"
+        silent = task.worker is None or task.worker.beat_at is None or task.worker.beat_at < lost_before
+        unlisted = (task.seen_at or started) < lost_before
+        if silent:
+            why = f"{worker_name} stopped sending heartbeats"
+        elif unlisted:
+            why = f"{worker_name} kept beating but no longer reported the task"
         else:
-            with transaction.atomic():
-                changed = HostedTask.objects.filter(pk=task.pk, attempt=task.attempt, status=T.RUNNING).update(
-                    status=T.QUEUED,
-                    attempt=task.attempt + 1,
-                    worker=None,
-                    queued_at=now,
-                    started_at=None,
-                    reason=f"{worker_name} stopped sending heartbeats during attempt {task.attempt}; queued again",
-                )
-                if changed:
-                    queue.task_enqueue_after_commit(task_id=task.pk, attempt=task.attempt + 1)
-            counts["requeued"] += changed
-        logger.warning("task %s: %s lost (attempt %s)", task.pk, worker_name, task.attempt)
+            continue
+        changed = _lost(task, now=now, why=why)
+        counts["failed" if task.attempt >= settings.HOSTED_MAX_ATTEMPTS else "requeued"] += changed
+        logger.warning("task %s attempt %s lost: %s", task.pk, task.attempt, why)
         touched.add(task.hosted_run_id)
+    for task_id, attempt in HostedTask.objects.filter(status=T.QUEUED, resend=True).values_list("pk", "attempt"):
+        with transaction.atomic():
+            if HostedTask.objects.filter(pk=task_id, attempt=attempt, status=T.QUEUED, resend=True).update(
+                resend=False
+            ):
+                queue.task_enqueue_after_commit(task_id=task_id, attempt=attempt)
+                counts["resent"] += 1
     expired_before = now - timedelta(seconds=settings.HOSTED_QUEUE_TIMEOUT_SECONDS)
-    for task in HostedTask.objects.filter(status=T.QUEUED, queued_at__lt=expired_before):
+    for task in HostedTask.objects.filter(status=T.QUEUED, queued_at__lt=expired_before).select_related("hosted_run"):
         counts["expired"] += HostedTask.objects.filter(pk=task.pk, status=T.QUEUED).update(
             status=T.FAILED,
             finished_at=now,

@@ -77,11 +77,20 @@ def client_for(config: WorkerConfig) -> PortalClient:
 
 
 @app.task(name=TASK_NAME, bind=True, ignore_result=True, acks_late=False, max_retries=None)
-def hosted_task(self: Task, task_id: int, attempt: int) -> None:
-    """Run one hosted task (runners.worker.execute.run_task); one that does not fit is sent back, unbounded."""
+def hosted_task(self: Task, task_id: int, attempt: int, capability: str = "") -> None:
+    """Run one hosted task (runners.worker.execute.run_task); one that does not fit is sent back, unbounded,
+    with the same arguments (the capability included). A message without a capability (queued before
+    capabilities existed) is refused by the portal, which queues the task again in time."""
     current = worker()
     try:
-        run_task(task_id, attempt, config=current.config, client=client_for(current.config), backend=current.backend)
+        run_task(
+            task_id,
+            attempt,
+            capability=capability,
+            config=current.config,
+            client=client_for(current.config),
+            backend=current.backend,
+        )
     except DoesNotFit as exc:
         log.info(
             "task %s attempt %s does not fit this worker now (%s): back to the queue for %ss (time %d)",

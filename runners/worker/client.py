@@ -105,9 +105,10 @@ class PortalClient:
         """POST heartbeat/ -> {"cancel": [{"task_id", "attempt"}]}."""
         return self._post_json("heartbeat/", {"running": running})
 
-    def claim(self, task_id: int, attempt: int) -> dict[str, Any]:
-        """POST tasks/{id}/claim/ -> the task's spec; 409 not_queued / does_not_fit raise PortalRefused."""
-        return self._post_json(f"tasks/{task_id}/claim/", {"attempt": attempt})
+    def claim(self, task_id: int, attempt: int, capability: str) -> dict[str, Any]:
+        """POST tasks/{id}/claim/ with the queue message's capability -> the task's spec; 409 not_queued /
+        does_not_fit and 403 capability_refused raise PortalRefused."""
+        return self._post_json(f"tasks/{task_id}/claim/", {"attempt": attempt, "capability": capability})
 
     def download(self, url: str, destination: Path) -> None:
         """GET url (the public data's absolute url) streamed into destination."""

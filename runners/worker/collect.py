@@ -2,9 +2,11 @@
 
 Secrets are the values of the spec's env variables named in secret_names. An agent may print them or write
 them into its logs or code; they are replaced by "[secret NAME]" in every file collected and in every output
-tail sent to the portal, so that neither the portal nor anyone reading the run's pages ever sees them.
+tail sent to the portal, so that neither the portal nor anyone reading the run's pages ever sees them; so
+are their cheap disguises (disguises()). The portal applies the same redaction again to what it receives.
 """
 
+import base64
 import logging
 import os
 import re
@@ -13,6 +15,7 @@ import tarfile
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from urllib.parse import quote
 
 log = logging.getLogger(__name__)
 
@@ -29,9 +32,42 @@ def secret_values(env: Mapping[str, str], secret_names: Iterable[str]) -> dict[s
     return {name: env[name] for name in secret_names if env.get(name)}
 
 
+# A secret this long or longer is also found in its cheap disguises (below); a shorter one only as itself,
+# since its encodings are short enough to turn up by chance in any text.
+DISGUISE_MIN_CHARS = 8
+
+
+def disguises(value: str) -> list[str]:
+    """The value and the disguises an agent reaches for without trying hard: upper and lower case, reversed,
+    hex, base64 (standard and url-safe, at each of the three byte alignments it can take inside a longer
+    text) and percent-encoding. Whatever else an agent does to a secret (split it, xor it, encrypt it) is
+    out of reach of any redaction."""
+    found = [value]
+    if len(value) >= DISGUISE_MIN_CHARS:
+        data = value.encode()
+        found += [value.upper(), value.lower(), value[::-1], data.hex(), data.hex().upper(), quote(value, safe="")]
+        for skip in range(3):
+            part = data[skip:]
+            part = part[: len(part) // 3 * 3]  # whole 3-byte groups only: the rest depends on what follows
+            if len(part) >= 6:
+                found += [base64.b64encode(part).decode(), base64.urlsafe_b64encode(part).decode()]
+    return list(dict.fromkeys(item for item in found if item))
+
+
+def redaction_table(secrets: Mapping[str, str]) -> dict[str, str]:
+    """{text to blank: the secret's name} for every secret value and its disguises."""
+    table: dict[str, str] = {}
+    for name, value in secrets.items():
+        if value:
+            for disguise in disguises(value):
+                table.setdefault(disguise, name)
+    return table
+
+
 def _pattern(secrets: Mapping[str, str]) -> tuple[re.Pattern[str] | None, dict[str, str]]:
-    """One regular expression matching any secret value, longest first so a value that contains another wins."""
-    by_value = {value: name for name, value in secrets.items() if value}
+    """One regular expression matching any secret value or disguise, longest first so a value that contains
+    another wins."""
+    by_value = redaction_table(secrets)
     if not by_value:
         return None, {}
     alternatives = sorted(by_value, key=len, reverse=True)
@@ -52,7 +88,7 @@ def redact_tail(tail: str, secrets: Mapping[str, str], *, truncated: bool) -> st
     pattern, _ = _pattern(secrets)
     if pattern is None or not truncated:
         return redact(tail, secrets)
-    start = max(len(value) for value in secrets.values()) - 1
+    start = max(len(value) for value in redaction_table(secrets)) - 1
     for match in pattern.finditer(tail):
         if match.start() < start < match.end():
             start = match.start()
@@ -98,7 +134,7 @@ def _contains(path: Path, pattern: re.Pattern[bytes], longest: int) -> bool:
 def redact_file(path: Path, secrets: Mapping[str, str]) -> bool:
     """Blank the secrets in one file, in place (atomically); True when it held one. Binary files are treated
     the same way: a secret must not leave the worker even inside a pickled model."""
-    by_value = {value.encode(): name for name, value in secrets.items() if value}
+    by_value = {value.encode(): name for value, name in redaction_table(secrets).items()}
     if not by_value:
         return False
     pattern = re.compile(b"|".join(re.escape(value) for value in sorted(by_value, key=len, reverse=True)))

@@ -23,7 +23,16 @@ from typing import Any
 
 from runners.worker.backends.base import Backend, BackendError, Handle, RunPaths, RunSpec
 from runners.worker.client import PortalClient, PortalRefused
-from runners.worker.collect import OverCap, collect, redact, redact_tail, redact_tree, secret_values, tree_bytes
+from runners.worker.collect import (
+    OverCap,
+    collect,
+    redact,
+    redact_tail,
+    redact_tree,
+    redaction_table,
+    secret_values,
+    tree_bytes,
+)
 from runners.worker.config import WorkerConfig
 from runners.worker.oracle import OracleServer
 from runners.worker.public_data import DataCache, remove_tree
@@ -60,7 +69,7 @@ class RunningTask:
         """The agent's last output, redacted; read a bit more than max_bytes so a cut secret is not shown."""
         if self.handle is None:
             return ""
-        longest = max((len(value.encode()) for value in self.secrets.values()), default=0)
+        longest = max((len(value.encode()) for value in redaction_table(self.secrets)), default=0)
         window = max_bytes + longest
         raw = self.handle.output_tail(window)
         truncated = len(raw.encode("utf-8", errors="replace")) >= window - 3
@@ -261,14 +270,25 @@ def _run(
         return Verdict("failed", None, f"the worker could not run the task: {exc}"), None
 
 
-def _claim(client: PortalClient, task_id: int, attempt: int) -> dict[str, Any] | None:
+def without_folders(text: str, config: WorkerConfig) -> str:
+    """A reason as the team reads it: the worker's own folders are the operator's business, not the team's."""
+    for folder, word in ((config.work_dir, "[work dir]"), (config.agents_dir, "[agents dir]")):
+        for form in {str(folder), str(Path(folder).resolve())}:
+            text = text.replace(form, word)
+    return text
+
+
+def _claim(client: PortalClient, task_id: int, attempt: int, capability: str) -> dict[str, Any] | None:
     try:
-        return client.claim(task_id, attempt)
+        return client.claim(task_id, attempt, capability)
     except PortalRefused as exc:
         if exc.status == 409 and exc.code == "does_not_fit":
             raise DoesNotFit(exc.message) from None
         if exc.status == 409 and exc.code == "not_queued":
             log.info("task %s attempt %s is not queued any more (%s): skipped", task_id, attempt, exc.message)
+            return None
+        if exc.status == 403 and exc.code.startswith("capability_"):
+            log.warning("task %s attempt %s: the portal refused the message's capability: skipped", task_id, attempt)
             return None
         raise
 
@@ -281,12 +301,14 @@ def run_task(
     client: PortalClient,
     backend: Backend,
     registry: Registry = REGISTRY,
+    capability: str,
 ) -> dict[str, Any] | None:
     """Run one task to its end and return the outcome posted to finish/; None when it was not ours to run.
+    capability: the queue message's, which the claim carries.
 
     Raises DoesNotFit when the portal says the task does not fit this worker's free capacity now.
     """
-    spec = _claim(client, task_id, attempt)
+    spec = _claim(client, task_id, attempt, capability)
     if spec is None:
         return None
     claimed = time.monotonic()
@@ -300,14 +322,20 @@ def run_task(
             "attempt": attempt,
             "status": verdict.status,
             "exit_code": verdict.exit_code,
-            "reason": redact(verdict.reason, secrets),
+            "reason": redact(without_folders(verdict.reason, config), secrets),
             "elapsed_seconds": round(task.elapsed(), 3),
             # The portal's own overhead, as the worker sees it (benchmarks/hosted_overhead.py).
             "setup_seconds": round(task.started - claimed, 3) if task.started else None,
             "collect_seconds": round(time.monotonic() - task.stopped, 3) if task.stopped else None,
         }
         log.info("task %s attempt %s: %s (%s)", task_id, attempt, verdict.status, outcome["reason"])
-        client.finish(task_id, outcome, collected)
+        try:
+            client.finish(task_id, outcome, collected)
+        except PortalRefused as exc:
+            if exc.status != 409:
+                raise
+            # The portal ended or re-queued the task meanwhile (its watchdog); this attempt's report is moot.
+            log.warning("task %s attempt %s: the portal no longer holds it for this worker: %s", task_id, attempt, exc)
         return outcome
     finally:
         registry.remove(task_id, attempt)

@@ -20,6 +20,8 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
+from runners.worker.client import PortalRefused
+
 log = logging.getLogger(__name__)
 
 Forward = Callable[[bytes], dict[str, Any]]
@@ -100,6 +102,14 @@ class OracleServer:
             verdict = self._forward(csv)
             answer: dict[str, Any] = {"valid": bool(verdict.get("valid")), "reason": verdict.get("reason")}
             status = HTTPStatus.OK
+        except PortalRefused as exc:
+            if exc.status == HTTPStatus.TOO_MANY_REQUESTS:
+                # Over the run's format-check limits: the agent reads why, and when it may ask again.
+                answer, status = {"valid": None, "reason": exc.message}, HTTPStatus.TOO_MANY_REQUESTS
+            else:
+                log.warning("format check of %d bytes refused: %s", len(csv), exc)
+                answer = {"valid": None, "reason": f"the format check could not be made: {exc}"}
+                status = HTTPStatus.SERVICE_UNAVAILABLE
         except Exception as exc:
             log.warning("format check of %d bytes could not be made: %s", len(csv), exc)
             answer = {"valid": None, "reason": f"the format check could not be made: {exc}"}

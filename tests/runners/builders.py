@@ -6,6 +6,7 @@ import tarfile
 
 from rest_framework.test import APIClient
 
+from runners.capability import task_capability
 from runners.models import GpuWorker
 from runners.services.workers import Capacity, worker_register, worker_token_issue
 
@@ -65,3 +66,8 @@ def collected_archive(*, files: dict[str, bytes]) -> io.BytesIO:
 
 def outcome(attempt: int = 1, status: str = "exited", **more) -> str:
     return json.dumps({"attempt": attempt, "status": status, "exit_code": 0, "elapsed_seconds": 12.5, **more})
+
+
+def claim_body(task_id: int, attempt: int = 1) -> dict:
+    """What a worker sends to claim an attempt: the attempt and its queue message's capability."""
+    return {"attempt": attempt, "capability": task_capability(task_id=task_id, attempt=attempt)}

@@ -440,3 +440,16 @@ env > /home/logs/env.txt
     seen = (paths.logs / "env.txt").read_text()
     assert "KEPT=yes" in seen and "the-worker-token" not in seen
     assert not any(f"{name}=" in seen for name in ("BASH_ENV", "LD_PRELOAD", "PYTHONPATH"))
+
+
+def test_an_engine_that_stops_answering_is_not_named_to_the_team(tmp_path, caplog, monkeypatch):
+    import docker
+
+    socket_path = f"unix://{tmp_path}/gone.sock"
+    monkeypatch.setenv("DOCKER_HOST", socket_path)
+    backend = DockerBackend(client=docker.DockerClient(base_url=socket_path, version="1.41"))  # no version call
+    with pytest.raises(BackendError) as refused:
+        backend.start(run_spec("team/agent:1"), task_paths(tmp_path))
+    assert "'team/agent:1'" in str(refused.value) and "did not answer" in str(refused.value)
+    assert str(tmp_path) not in str(refused.value)  # the operator's folders go to the worker's log only
+    assert str(tmp_path) in caplog.text

@@ -14,7 +14,15 @@ from grading.models import Submission
 from runners.models import FormatCheck, GpuWorker, HostedRun, HostedTask
 from runners.services.assembly import hosted_run_assemble
 from runners.services.workers import hosted_watchdog
-from tests.runners.builders import COMPETITION, SECRET, collected_archive, hosted_body, outcome, worker_client
+from tests.runners.builders import (
+    COMPETITION,
+    SECRET,
+    claim_body,
+    collected_archive,
+    hosted_body,
+    outcome,
+    worker_client,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -110,7 +118,10 @@ def test_cancel_stops_queued_tasks_at_once_and_asks_workers_to_stop_running_ones
     run_id = _create(alice_api, seeds=2).json()["id"]
     worker, client = worker_client()
     first, second = HostedTask.objects.filter(hosted_run_id=run_id).order_by("seed")
-    assert client.post(f"/api/v1/workers/tasks/{first.pk}/claim/", {"attempt": 1}, format="json").status_code == 200
+    assert (
+        client.post(f"/api/v1/workers/tasks/{first.pk}/claim/", claim_body(first.pk, 1), format="json").status_code
+        == 200
+    )
     response = alice_api.post(f"/api/v1/hosted-runs/{run_id}/cancel/")
     assert response.status_code == 200
     assert response.json()["status"] == "cancelled"
@@ -148,7 +159,7 @@ def test_a_claim_answers_the_spec_with_the_secret_once_and_only_to_the_worker(re
     run_id = _create(alice_api).json()["id"]
     task = HostedTask.objects.get(hosted_run_id=run_id)
     worker, client = worker_client()
-    spec = client.post(f"/api/v1/workers/tasks/{task.pk}/claim/", {"attempt": 1}, format="json").json()
+    spec = client.post(f"/api/v1/workers/tasks/{task.pk}/claim/", claim_body(task.pk, 1), format="json").json()
     assert spec["competition_id"] == COMPETITION and spec["image"] == "example-agent:latest"
     assert spec["env"] == {"OPENAI_API_KEY": SECRET} and spec["secret_names"] == ["OPENAI_API_KEY"]
     assert spec["network"] is False and spec["gpus"] == 1 and spec["time_limit_seconds"] == 3600
@@ -159,7 +170,7 @@ def test_a_claim_answers_the_spec_with_the_secret_once_and_only_to_the_worker(re
         names = tar.getnames()
     assert "sample_submission.csv" in names and not any("private" in n or "answers" in n for n in names)
     # Taken once: a second claim of the same attempt, or of a stale one, is refused.
-    again = client.post(f"/api/v1/workers/tasks/{task.pk}/claim/", {"attempt": 1}, format="json")
+    again = client.post(f"/api/v1/workers/tasks/{task.pk}/claim/", claim_body(task.pk, 1), format="json")
     assert again.status_code == 409 and again.json()["error"]["code"] == "not_queued"
     assert HostedRun.objects.get(pk=run_id).status == HostedRun.Status.RUNNING
 
@@ -168,7 +179,7 @@ def test_a_task_that_does_not_fit_the_workers_free_gpus_is_left_queued(registry,
     run_id = _create(alice_api, gpus_per_run=4).json()["id"]
     task = HostedTask.objects.get(hosted_run_id=run_id)
     _, client = worker_client(gpus=2)
-    response = client.post(f"/api/v1/workers/tasks/{task.pk}/claim/", {"attempt": 1}, format="json")
+    response = client.post(f"/api/v1/workers/tasks/{task.pk}/claim/", claim_body(task.pk, 1), format="json")
     assert response.status_code == 409 and response.json()["error"]["code"] == "does_not_fit"
     task.refresh_from_db()
     assert task.status == HostedTask.Status.QUEUED and task.worker is None
@@ -182,7 +193,7 @@ def test_a_worker_that_has_not_registered_gets_nothing_yet(registry, alice_api):
     _, key = worker_token_issue(name="fresh")
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Worker {key}")
-    response = client.post(f"/api/v1/workers/tasks/{task.pk}/claim/", {"attempt": 1}, format="json")
+    response = client.post(f"/api/v1/workers/tasks/{task.pk}/claim/", claim_body(task.pk, 1), format="json")
     assert response.status_code == 409 and "not registered" in response.json()["error"]["message"]
 
 
@@ -190,7 +201,9 @@ def _claimed(alice_api, **overrides) -> tuple[HostedTask, GpuWorker, APIClient]:
     run_id = _create(alice_api, **overrides).json()["id"]
     task = HostedTask.objects.get(hosted_run_id=run_id)
     worker, client = worker_client()
-    assert client.post(f"/api/v1/workers/tasks/{task.pk}/claim/", {"attempt": 1}, format="json").status_code == 200
+    assert (
+        client.post(f"/api/v1/workers/tasks/{task.pk}/claim/", claim_body(task.pk, 1), format="json").status_code == 200
+    )
     return task, worker, client
 
 
@@ -268,7 +281,7 @@ def test_a_worker_that_stops_beating_has_its_task_queued_again_then_failed(
     assert stale.status_code == 409
     with override_settings(HOSTED_MAX_ATTEMPTS=2):
         for attempt in (2,):
-            claim = client.post(f"/api/v1/workers/tasks/{task.pk}/claim/", {"attempt": attempt}, format="json")
+            claim = client.post(f"/api/v1/workers/tasks/{task.pk}/claim/", claim_body(task.pk, attempt), format="json")
             assert claim.status_code == 200
             GpuWorker.objects.update(beat_at=timezone.now() - timedelta(hours=2))
             assert hosted_watchdog()["failed"] == 1
@@ -282,7 +295,10 @@ def test_a_task_no_worker_takes_fails_with_the_reason(registry, alice_api):
     assert hosted_watchdog(now=timezone.now() + timedelta(minutes=5))["expired"] == 1
     task = HostedTask.objects.get(hosted_run_id=run_id)
     assert task.status == HostedTask.Status.FAILED and "no worker with 3 free GPUs" in task.reason
-    assert HostedRun.objects.get(pk=run_id).status == HostedRun.Status.COLLECTING
+    run = HostedRun.objects.get(pk=run_id)  # nothing was collected: nothing is assembled or published
+    assert run.status == HostedRun.Status.FAILED and run.submission is None
+    assert run.status_reason.startswith("nothing to grade: no task left any output (1 failed of 1)")
+    assert "no worker with 3 free GPUs" in run.status_reason
 
 
 def test_the_workers_page_is_for_maintainers(registry, client, alice, maintainer):
@@ -353,11 +369,18 @@ def test_an_assembly_that_fails_ends_the_run_failed_with_the_reason(
 def _claim_at_once(worker, task_id: int, barrier, outcomes: list[str]) -> None:
     from django.db import connection
 
+    from runners.capability import task_capability
     from runners.services.workers import WorkerRefused, task_claim
 
     try:
         barrier.wait()
-        task_claim(worker=worker, task_id=task_id, attempt=1, public_data_url="http://portal/data")
+        task_claim(
+            worker=worker,
+            task_id=task_id,
+            attempt=1,
+            capability=task_capability(task_id=task_id, attempt=1),
+            public_data_url=lambda slug: f"http://portal/{slug}",
+        )
         outcomes.append("claimed")
     except WorkerRefused as exc:
         outcomes.append(exc.code)

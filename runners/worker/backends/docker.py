@@ -342,7 +342,12 @@ class DockerBackend:
                 f"operator must load it (docker load -i image.tar, or docker pull {spec.image}) and retry."
             ) from error
         except (DockerException, requests.RequestException) as error:
-            raise BackendError(f"The Docker engine at {_engine_address()} does not answer ({error}).") from error
+            # The engine's address and error are the operator's (its folders): they go to the log, not the team.
+            logger.error("the Docker engine at %s does not answer: %s", _engine_address(), error)
+            raise BackendError(
+                f"This worker's Docker engine did not answer when starting {spec.image!r}; the operator is told "
+                "in the worker's log. The task can be asked for again."
+            ) from error
         options = container_options(spec, paths)
         if self.worker_label:
             options["labels"] = {**options["labels"], "portal.worker": self.worker_label}

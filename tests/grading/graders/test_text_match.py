@@ -302,14 +302,25 @@ def test_tweet_refuses_a_row_with_no_words_on_either_side():
     answers = tweet_answers()
     answers.loc[2, "selected_text"] = np.nan
     submission = answers[["textID", "selected_text"]].copy()
-    reject(
-        TWEET,
-        submission,
-        answers,
-        "1 row has no words where the answer has none either",
-        "row 3 (id '088c60f138')",
-    )
+    reject(TWEET, submission, answers, "1 prediction has no words", "row 3 (id '088c60f138')")
     assert grade(TWEET, submission.fillna("bullying"), answers) == pytest.approx(3 / 4)
+
+
+def test_tweets_refusal_does_not_say_which_answers_are_empty():
+    """The reason names the file's empty predictions, all of them; never which of them meet an empty answer
+    (the format-check oracle would hand that fact to the agent)."""
+    submission = tweet_answers()[["textID", "selected_text"]].copy()
+    submission.loc[[0, 2], "selected_text"] = np.nan  # two empty predictions
+    reasons = []
+    for empty_answer in (0, 2):
+        answers = tweet_answers()
+        answers.loc[empty_answer, "selected_text"] = np.nan
+        with pytest.raises(InvalidSubmission) as refused:
+            grade(TWEET, submission.copy(), answers)
+        reasons.append(str(refused.value))
+    assert reasons[0] == reasons[1]
+    assert "2 predictions have no words" in reasons[0]
+    assert "row 1 (id 'cb774db0d1')" in reasons[0] and "row 3 (id '088c60f138')" in reasons[0]
 
 
 def test_chaii_matches_scikit_learns_samples_jaccard():

@@ -21,6 +21,11 @@ from typing import Any
 TOKEN = "worker-token-for-tests"
 
 
+def capability_of(task_id: int, attempt: int = 1) -> str:
+    """What the stand-in expects a claim to carry: the portal makes an HMAC, the stand-in a plain name."""
+    return f"capability-{task_id}-{attempt}"
+
+
 def public_tar(files: dict[str, bytes]) -> bytes:
     """A tar.gz holding files (name -> bytes), as the portal serves a competition's public folder."""
     buffer = io.BytesIO()
@@ -66,6 +71,7 @@ class StandInPortal:
     registers: list[dict[str, Any]] = field(default_factory=list)
     heartbeats: list[dict[str, Any]] = field(default_factory=list)
     claims: list[tuple[int, int]] = field(default_factory=list)
+    claim_capabilities: list[str] = field(default_factory=list)
     downloads: list[str] = field(default_factory=list)
     validations: list[tuple[int, str, bytes]] = field(default_factory=list)
     finishes: list[Finish] = field(default_factory=list)
@@ -183,12 +189,16 @@ def _handler(portal: StandInPortal) -> type[BaseHTTPRequestHandler]:
 
         def _task(self, task_id: int, action: str, body: bytes) -> None:
             if action == "claim":
-                attempt = int(json.loads(body)["attempt"])
+                claim = json.loads(body)
+                attempt = int(claim["attempt"])
                 with portal.lock:
                     portal.claims.append((task_id, attempt))
+                    portal.claim_capabilities.append(str(claim.get("capability")))
                     refusals = portal.refusals.get(task_id) or []
                     refusal = refusals.pop(0) if refusals else None
-                if refusal:
+                if claim.get("capability") != capability_of(task_id, attempt):
+                    self._error(403, "capability_refused", "the claim does not carry the message's capability")
+                elif refusal:
                     self._error(refusal[0], refusal[1], f"claim refused: {refusal[1]}")
                 elif task_id not in portal.specs:
                     self._error(409, "not_queued", "no such task")

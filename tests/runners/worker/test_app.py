@@ -13,7 +13,7 @@ import pytest
 from celery import Celery
 
 from tests.conftest import stop_group
-from tests.runners.worker.portal_stand_in import TOKEN, StandInPortal
+from tests.runners.worker.portal_stand_in import TOKEN, StandInPortal, capability_of
 
 REPO = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.worker
@@ -62,14 +62,17 @@ class GpuWorker:
     def wait(self, condition: Callable[[], bool], what: str, timeout: float = 60) -> None:
         wait_for(condition, what, self.process, self.log, timeout)
 
-    def send(self, task_id: int, attempt: int = 1) -> None:
-        """Publish as the portal does: by name, on the gpu queue."""
+    def send(self, task_id: int, attempt: int = 1, capability: str | None = None) -> None:
+        """Publish as the portal does: by name, on the gpu queue, with the claim's capability (the stand-in's
+        unless given; an empty one is a message queued before capabilities existed)."""
+        capability = capability_of(task_id, attempt) if capability is None else capability
         folders = {name: str(self.broker_dir / folder) for name, folder in
                    [("data_folder_in", "queue"), ("data_folder_out", "queue"), ("processed_folder", "processed"),
                     ("control_folder", "control")]}  # fmt: skip
         publisher = Celery("portal-stand-in", broker="filesystem://")
         publisher.conf.broker_transport_options = {**folders, "store_processed": False}
-        publisher.send_task("runners.hosted_task", args=(task_id, attempt), queue="gpu", ignore_result=True)
+        args = (task_id, attempt, capability) if capability else (task_id, attempt)
+        publisher.send_task("runners.hosted_task", args=args, queue="gpu", ignore_result=True)
 
     def stop(self) -> None:
         stop_group(self.process, 15)
@@ -108,9 +111,23 @@ def test_a_task_that_does_not_fit_goes_back_to_the_queue_and_runs_later(gpu_work
     gpu_worker.wait(lambda: bool(portal.finishes), "finish")
 
     assert portal.claims == [(2, 1), (2, 1)]
+    assert portal.claim_capabilities == [capability_of(2)] * 2  # the retry re-sends the message's capability
     assert time.monotonic() - sent >= 4
     assert portal.finishes[0].outcome["status"] == "exited"
     assert "does not fit this worker now" in gpu_worker.log.read_text()
+
+
+def test_a_message_without_the_right_capability_runs_nothing(gpu_worker, portal) -> None:
+    portal.add_task(4)
+    portal.add_task(5)
+
+    gpu_worker.send(4, capability="")  # queued before capabilities existed
+    gpu_worker.send(5, capability="capability-5-2")  # another attempt's
+    gpu_worker.wait(lambda: len(portal.claims) == 2, "both claims")
+    gpu_worker.wait(lambda: gpu_worker.log.read_text().count("refused the message's capability") == 2, "skips")
+
+    assert portal.claim_capabilities == ["", "capability-5-2"]
+    assert not portal.finishes and not portal.downloads
 
 
 def test_a_cancel_in_a_heartbeat_answer_stops_the_running_agent(gpu_worker, portal, add_agent) -> None:

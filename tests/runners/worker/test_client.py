@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from runners.worker.client import PortalClient, PortalRefused, PortalUnavailable
-from tests.runners.worker.portal_stand_in import TOKEN, StandInServer
+from tests.runners.worker.portal_stand_in import TOKEN, StandInServer, capability_of
 
 
 def test_it_registers_and_beats_with_its_token(portal, client) -> None:
@@ -37,11 +37,12 @@ def test_a_409_claim_is_raised_at_once_with_its_code(portal, client) -> None:
     portal.refusals[5] = [(409, "does_not_fit")]
 
     with pytest.raises(PortalRefused) as refused:
-        client.claim(5, 1)
+        client.claim(5, 1, capability_of(5))
 
     assert (refused.value.status, refused.value.code) == (409, "does_not_fit")
     assert portal.claims == [(5, 1)]
-    assert client.claim(5, 1)["task_id"] == 5
+    assert client.claim(5, 1, capability_of(5))["task_id"] == 5
+    assert portal.claim_capabilities == [capability_of(5)] * 2
 
 
 def test_it_retries_a_5xx_answer_a_bounded_number_of_times(portal, client) -> None:

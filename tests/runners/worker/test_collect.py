@@ -27,6 +27,19 @@ def test_it_blanks_each_secret_by_name_the_longest_first() -> None:
     assert redact("nothing here", {}) == "nothing here"
 
 
+def test_it_blanks_the_cheap_disguises_of_a_long_secret_and_not_those_of_a_short_one() -> None:
+    import base64
+    from urllib.parse import quote
+
+    value = "sk/live+0123456789"
+    for skip in range(3):  # base64 of the secret inside a longer text, at each alignment
+        encoded = base64.b64encode(b"x" * skip + value.encode() + b"!").decode()
+        assert "[secret API_KEY]" in redact(f"log {encoded} end", {"API_KEY": value}), skip
+    for disguise in (value.upper(), value[::-1], value.encode().hex(), quote(value, safe="")):
+        assert redact(f"log {disguise} end", {"API_KEY": value}) == "log [secret API_KEY] end", disguise
+    assert redact("ABC cba", {"SHORT": "abc"}) == "ABC cba"  # too short to chase its disguises
+
+
 def test_only_secrets_with_a_value_are_kept() -> None:
     env = {"API_KEY": "x1", "EMPTY": "", "PLAIN": "visible"}
 
@@ -39,7 +52,8 @@ def test_a_tail_cut_inside_a_secret_shows_no_piece_of_it() -> None:
 
     tail = redact_tail(cut, {"API_KEY": "abc123secret"}, truncated=True)
 
-    assert tail == "le [secret API_KEY] end"  # up to one secret's length dropped at the cut
+    # Up to the longest disguise's length (its hex, 24 characters) is dropped at the cut.
+    assert tail == "[secret API_KEY] end"
     assert redact_tail(output, {"API_KEY": "abc123secret"}, truncated=False) == (
         "start [secret API_KEY] middle [secret API_KEY] end"
     )

@@ -1,6 +1,7 @@
 """run_task from claim to finish: real agents as real processes (the process backend), a real oracle socket,
 real tar files, against the stand-in portal (see portal_stand_in.py: the portal's own API is tested elsewhere)."""
 
+import base64
 import io
 import stat
 import tarfile
@@ -16,7 +17,7 @@ from runners.worker.client import PortalClient
 from runners.worker.config import WorkerConfig
 from runners.worker.execute import DoesNotFit, Registry, run_task
 from runners.worker.public_data import UnsafeArchive, safe_extract
-from tests.runners.worker.portal_stand_in import StandInPortal, public_tar
+from tests.runners.worker.portal_stand_in import StandInPortal, capability_of, public_tar
 
 SAMPLE = b"id,target,kind\n1,0,a\n2,0,a\n3,0,a\n"
 TRAIN = b"id,target,kind\n10,1.0,x\n11,2.0,y\n12,3.0,y\n"
@@ -26,6 +27,7 @@ def run(task_id: int, config: WorkerConfig, client: PortalClient, *, registry: R
     return run_task(
         task_id,
         1,
+        capability=capability_of(task_id),
         config=config,
         client=client,
         backend=ProcessBackend(agents_dir=config.agents_dir),
@@ -168,6 +170,15 @@ def test_it_reports_a_backend_start_error_as_failed(portal, config, client) -> N
     assert portal.finishes[0].outcome == outcome
 
 
+def test_it_skips_a_message_whose_capability_the_portal_refuses(portal, config, client) -> None:
+    portal.add_task(12)
+
+    assert run_task(12, 1, capability="forged", config=config, client=client, backend=ProcessBackend(
+        agents_dir=config.agents_dir), registry=Registry()) is None  # fmt: skip
+    assert portal.claim_capabilities == ["forged"]
+    assert portal.finishes == [] and portal.downloads == []
+
+
 def test_it_skips_a_task_that_is_not_queued_any_more(portal, config, client) -> None:
     portal.add_task(10)
     portal.refusals[10] = [(409, "not_queued")]
@@ -297,7 +308,9 @@ def test_it_blanks_secret_values_in_everything_it_sends(portal, config, client, 
         'echo "logged $API_KEY" > "$LOGS_DIR/debug.txt"\n'
         'printf "KEY = \\"%s\\"\\n" "$API_KEY" > "$CODE_DIR/train.py"\n'
         'printf "\\0\\1%s\\2" "$API_KEY" > "$CODE_DIR/model.bin"\n'
-        'echo "visible=$PLAIN"\n',
+        'echo "visible=$PLAIN"\n'
+        'printf "%s" "$API_KEY" | base64 > "$LOGS_DIR/encoded.txt"\n'
+        'printf "%s" "$API_KEY" | rev >> "$LOGS_DIR/encoded.txt"\n',
     )
     portal.add_task(18, image="leaky:1", env={"API_KEY": SECRET, "PLAIN": "not-a-secret"}, secret_names=["API_KEY"])
 
@@ -309,6 +322,10 @@ def test_it_blanks_secret_values_in_everything_it_sends(portal, config, client, 
         assert SECRET.encode() not in files[name], name
         assert b"[secret API_KEY]" in files[name], name
     assert b"visible=not-a-secret" in files["run.log"]
+    # Its cheap disguises too: base64 and reversed.
+    encoded = files["logs/encoded.txt"]
+    assert base64.b64encode(SECRET.encode()) not in encoded and SECRET[::-1].encode() not in encoded
+    assert encoded.count(b"[secret API_KEY]") == 2
 
 
 def test_it_blanks_secret_values_in_the_output_tails_it_reports(portal, config, client, add_agent) -> None:

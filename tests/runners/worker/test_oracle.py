@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from runners.worker.client import PortalRefused
 from runners.worker.execute import VALIDATE_SCRIPT
 from runners.worker.oracle import OracleServer
 from runners.worker.public_data import remove_tree
@@ -43,10 +44,15 @@ class Portal:
     def __init__(self) -> None:
         self.asked: list[bytes] = []
         self.down = False
+        self.limited = False
 
     def __call__(self, csv: bytes) -> dict[str, Any]:
         if self.down:
             raise ConnectionError("the portal is unreachable")
+        if self.limited:
+            raise PortalRefused(
+                429, "format_checks_rate_limited", "at most 10 format checks a minute: try again in 7 s"
+            )
         self.asked.append(csv)
         if csv.startswith(b"id,"):
             return {"valid": True, "reason": None}
@@ -186,6 +192,20 @@ def test_the_script_exits_2_when_the_check_cannot_be_made(oracle, folder, portal
     assert run_script(oracle, folder, b"id,target\n", path=path).returncode == 2
     oracle.stop()
     assert run_script(oracle, folder, b"id,target\n", path=path).returncode == 2
+
+
+@pytest.mark.parametrize("with_curl", [True, False], ids=["curl", "python3"])
+def test_the_agent_reads_why_the_portal_refused_a_check_over_its_rate_limit(
+    oracle, folder, portal, with_curl: bool
+) -> None:
+    if with_curl and shutil.which("curl") is None:
+        pytest.skip("curl is not installed here")
+    portal.limited = True
+
+    done = run_script(oracle, folder, b"id,target\n", path=None if with_curl else python_only_path(folder))
+
+    assert done.returncode == 2
+    assert json.loads(done.stdout) == {"valid": None, "reason": "at most 10 format checks a minute: try again in 7 s"}
 
 
 def test_the_script_exits_2_without_a_file_to_check(oracle, folder) -> None:

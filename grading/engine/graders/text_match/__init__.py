@@ -109,12 +109,15 @@ def grade_word_jaccard(
         else:
             scores[k] = len(mine & theirs) / union
     if undefined and both_empty == "invalid":
+        # Which rows have an empty answer is the answers' secret: the reason names the rows whose prediction
+        # is empty (the file's own fact), never which or how many of them meet an empty answer.
         ids = submission_ids(submission, id_column)
-        shown = ", ".join(row_label(r, ids) for r in sorted(undefined)[:MAX_EXAMPLES])
+        empty = [row for row, text in enumerate(predicted) if not text.split()]
+        shown = ", ".join(row_label(r, ids) for r in empty[:MAX_EXAMPLES])
         raise InvalidSubmission(
-            f"{len(undefined)} {'row has' if len(undefined) == 1 else 'rows have'} no words where the answer has "
-            f"none either, which the metric cannot score (it divides by zero), e.g. {shown}; "
-            "put at least one word in each prediction"
+            f"{len(empty)} {'prediction has' if len(empty) == 1 else 'predictions have'} no words, e.g. {shown}; "
+            "the metric cannot score a prediction with no words where the answer has none either (it divides "
+            "by zero), so put at least one word in each prediction"
         )
     return float(np.mean(scores))
 
