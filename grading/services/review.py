@@ -80,7 +80,9 @@ def refuse_own_entry(*, submission: Submission, actor: User, doing: str = "decid
 
 def _locked_submission(submission_id: int, *, actor: User) -> Submission:
     """The submission, locked for the decision, once the actor may decide on it (any status yet)."""
-    submission = Submission.objects.select_for_update(of=("self",)).select_related("team").filter(pk=submission_id).first()
+    submission = (
+        Submission.objects.select_for_update(of=("self",)).select_related("team").filter(pk=submission_id).first()
+    )
     if submission is None:
         raise ReviewRefused(status=404, code="not_found", message=f"No submission {submission_id}.")
     refuse_own_entry(submission=submission, actor=actor)
