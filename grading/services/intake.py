@@ -257,7 +257,9 @@ def _check_quota(team: Team, user) -> None:
     """The team's daily quota, and the user's across all their teams (three teams do not make three quotas)."""
     limits = [("team", quota_counted(team=team), settings.SUBMISSION_DAILY_QUOTA)]
     if getattr(user, "pk", None) is not None:
-        limits.append(("user", quota_counted(user_id=user.pk), settings.SUBMISSION_DAILY_QUOTA_PER_USER))
+        per_user = settings.SUBMISSION_DAILY_QUOTA_PER_USER
+        per_user = settings.SUBMISSION_DAILY_QUOTA if per_user is None else per_user
+        limits.append(("user", quota_counted(user_id=user.pk), per_user))
     for limit, counted, quota in limits:
         times = list(counted.values_list("created_at", flat=True))
         if len(times) < quota:

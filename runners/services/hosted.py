@@ -6,6 +6,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -14,6 +15,7 @@ from competitions.selectors import current_benchmark
 from grading.bundles.errors import BundleError
 from grading.bundles.manifest import SCHEMA, parse_manifest
 from grading.engine.tiers import SPLITS
+from grading.services.submissions import quota_frees_at
 from portal.accounts.models import Team
 from runners import queue
 from runners.models import HostedRun, HostedTask
@@ -135,15 +137,15 @@ def _competitions(request: HostedRunRequest, benchmark) -> list[Competition]:
 def _check_quota(team: Team, user) -> None:
     """The team's daily quota, and the user's across all their teams (three teams do not make three quotas).
     Runs inside the caller's transaction, which holds the team's row lock; the user's is taken here, after it."""
-    from grading.services.submissions import quota_frees_at
-
     counted = HostedRun.objects.filter(created_at__gte=timezone.now() - timedelta(days=1)).exclude(
         status=HostedRun.Status.FAILED
     )
     limits = [("team", counted.filter(team=team), settings.HOSTED_RUNS_DAILY_QUOTA)]
     if getattr(user, "pk", None) is not None:
-        type(user).objects.select_for_update().filter(pk=user.pk).first()
-        limits.append(("user", counted.filter(created_by_id=user.pk), settings.HOSTED_RUNS_DAILY_QUOTA_PER_USER))
+        User.objects.select_for_update().filter(pk=user.pk).first()
+        per_user = settings.HOSTED_RUNS_DAILY_QUOTA_PER_USER
+        per_user = settings.HOSTED_RUNS_DAILY_QUOTA if per_user is None else per_user
+        limits.append(("user", counted.filter(created_by_id=user.pk), per_user))
     for limit, runs, quota in limits:
         times = list(runs.values_list("created_at", flat=True))
         if len(times) < quota:

@@ -334,7 +334,7 @@ def _team_clients(user, names: list[str]) -> list:
 
 def test_one_user_with_three_teams_gets_one_users_quota_not_three(registry, alice, tmp_path, settings):
     settings.SUBMISSION_DAILY_QUOTA = 2
-    settings.SUBMISSION_DAILY_QUOTA_PER_USER = 2
+    settings.SUBMISSION_DAILY_QUOTA_PER_USER = None  # unset, the default: the team's number
     first_team, second_team, third_team = _team_clients(alice, ["Alice Lab", "Alice Lab 2", "Alice Lab 3"])
     good = _raw(tmp_path, GOOD, name="good.tar.gz")
     assert upload(first_team, good).status_code == 202

@@ -95,7 +95,7 @@ def test_the_daily_quota_holds(registry, alice_api):
     assert response.json()["error"]["code"] == "quota_exceeded"
 
 
-@override_settings(HOSTED_RUNS_DAILY_QUOTA=2, HOSTED_RUNS_DAILY_QUOTA_PER_USER=2)
+@override_settings(HOSTED_RUNS_DAILY_QUOTA=2, HOSTED_RUNS_DAILY_QUOTA_PER_USER=None)  # unset: the team's number
 def test_one_user_with_three_teams_gets_one_users_hosted_quota_not_three(registry, alice):
     from portal.accounts import services
 
