@@ -17,6 +17,7 @@ urlpatterns = [
     path(
         "submissions/<int:submission_id>/regrade/", apis.SubmissionRegradeApi.as_view(), name="api_submission_regrade"
     ),
+    path("decisions/", apis.DecisionListApi.as_view(), name="api_decisions"),
     path("review/flags/", apis.ReviewFlagListApi.as_view(), name="api_review_flags"),
     path("review/flags/<int:flag_id>/decision/", apis.ReviewFlagDecisionApi.as_view(), name="api_review_flag_decision"),
     path(

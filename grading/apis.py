@@ -23,6 +23,7 @@ from grading.services.submissions import SubmissionRefused
 from portal.accounts.models import Team
 from portal.accounts.selectors import is_maintainer, signed_in_user, teams_for_user
 from portal.api.exception_handler import ApiError
+from portal.ids import parse_id
 
 
 def _too_large() -> ApiError:
@@ -104,7 +105,8 @@ def _team_for_upload(request: Request) -> Team:
     teams = teams_for_user(user=signed_in_user(request.user))  # an upload needs IsAuthenticated
     wanted = request.query_params.get("team")
     if wanted:
-        team = teams.filter(pk=wanted).first() if wanted.isascii() and wanted.isdigit() and len(wanted) <= 18 else None
+        team_id = parse_id(wanted)
+        team = teams.filter(pk=team_id).first() if team_id is not None else None
         if team is None:
             shown = repr(wanted) if len(wanted) <= 40 else f"{wanted[:20]!r}… ({len(wanted)} characters)"
             raise ApiError(
@@ -129,7 +131,8 @@ def _replaces_id(request: Request) -> int | None:
     value = str(body.get("replaces") or request.query_params.get("replaces") or "").strip()
     if not value:
         return None
-    if not (value.isascii() and value.isdigit() and len(value) <= 18):  # '²' is a digit to isdigit, not to int
+    replaces_id = parse_id(value)
+    if replaces_id is None:
         shown = repr(value) if len(value) <= 40 else f"{value[:20]!r}… ({len(value)} characters)"
         raise ApiError(
             status_code=400,
@@ -137,7 +140,7 @@ def _replaces_id(request: Request) -> int | None:
             message=f"replaces={shown} is not a submission id.",
             details={"field": "replaces"},
         )
-    return int(value)
+    return replaces_id
 
 
 class SubmissionListCreateApi(APIView):
@@ -278,7 +281,7 @@ class SubmissionRegradeApi(APIView):
     @extend_schema(request=None, responses={202: OpenApiResponse(description="queued")})
     def post(self, request: Request, submission_id: int) -> Response:
         submission = selectors.submission_get(user=request.user, submission_id=submission_id)
-        if not submission_regrade(submission_id=submission.pk):
+        if not _decide(submission_regrade, submission_id=submission.pk, actor=request.user):
             raise ApiError(
                 status_code=409,
                 code="not_regradable",
@@ -313,6 +316,14 @@ class ReviewFlagSerializer(FlagSerializer):
     team = serializers.CharField(source="submission.team.name")
     created_at = serializers.DateTimeField()
     decided_by = serializers.CharField(source="decided_by.username", default=None)
+    own_team = serializers.SerializerMethodField(
+        help_text="The entry is of a team you belong to (or you made it): another maintainer decides"
+    )
+
+    def get_own_team(self, obj: Flag) -> bool:
+        viewer = self.context.get("viewer")
+        own = self.context.get("own_teams")
+        return viewer is not None and selectors.is_own_entry(user=viewer, submission=obj.submission, own_teams=own)
 
 
 class DecisionSerializer(serializers.Serializer):
@@ -326,6 +337,11 @@ class QueueFilterSerializer(serializers.Serializer):
     team = serializers.CharField(required=False, default="", help_text="a team's id or name")
     older_than_days = serializers.IntegerField(required=False, min_value=0, max_value=3650, default=None)
 
+    def validate_team(self, value: str) -> str:
+        if value and not selectors.teams_matching(value):
+            raise serializers.ValidationError(f"no team has the id or the name {value!r}.")
+        return value
+
 
 def _decide(call, **kwargs):
     try:
@@ -334,20 +350,32 @@ def _decide(call, **kwargs):
         raise ApiError(status_code=exc.status, code=exc.code, message=exc.message) from None
 
 
+def _queue_filters(request: Request) -> dict:
+    filters = QueueFilterSerializer(data=request.query_params)
+    if not filters.is_valid():
+        field, problems = next(iter(filters.errors.items()))
+        raise ApiError(
+            status_code=400,
+            code="invalid",
+            message=f"{field}: {problems[0]}",
+            details={"field": field, field: problems},
+        )
+    return filters.validated_data
+
+
 class ReviewFlagListApi(APIView):
     permission_classes = [ReviewerOnly]
 
     @extend_schema(parameters=[QueueFilterSerializer], responses=ReviewFlagSerializer(many=True))
     def get(self, request: Request) -> Response:
-        filters = QueueFilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        flags = selectors.open_flags(**filters.validated_data).select_related("decided_by")[:1000]
-        return Response(ReviewFlagSerializer(flags, many=True).data)
+        flags = selectors.open_flags(**_queue_filters(request)).select_related("decided_by")[:1000]
+        context = {"viewer": request.user, "own_teams": selectors.own_team_ids(request.user)}
+        return Response(ReviewFlagSerializer(flags, many=True, context=context).data)
 
 
 DECISION_ERRORS = {
     400: OpenApiResponse(description="no reason, or an unknown decision"),
-    403: OpenApiResponse(description="not a maintainer"),
+    403: OpenApiResponse(description="not a maintainer, or a maintainer of the entry's team (code own_team)"),
     404: OpenApiResponse(description="no such flag or submission"),
     409: OpenApiResponse(description="the submission is neither in review nor published"),
 }
@@ -362,7 +390,7 @@ class ReviewFlagDecisionApi(APIView):
         body.is_valid(raise_exception=True)
         flag = _decide(flag_decide, flag_id=flag_id, actor=request.user, **body.validated_data)
         flag = Flag.objects.select_related("submission__team", "decided_by").get(pk=flag.pk)
-        return Response(ReviewFlagSerializer(flag).data)
+        return Response(ReviewFlagSerializer(flag, context={"viewer": request.user}).data)
 
 
 class ReviewSubmissionDecisionApi(APIView):
@@ -374,3 +402,62 @@ class ReviewSubmissionDecisionApi(APIView):
         body.is_valid(raise_exception=True)
         submission = _decide(entry_decide, submission_id=submission_id, actor=request.user, **body.validated_data)
         return Response(SubmissionSerializer(submission, context={"request": request}).data)
+
+
+# --- maintainers' decisions, public (SPEC section 4) ---------------------------------------------
+
+
+class PublicDecisionSerializer(serializers.Serializer):
+    submission_id = serializers.IntegerField()
+    team = serializers.CharField(source="submission.team.name")
+    status = serializers.CharField(source="submission.status", help_text="the submission's status now")
+    decision = serializers.CharField()
+    reason = serializers.CharField()
+    flag = serializers.SerializerMethodField(help_text="the flag decided (code and severity), or null: the entry")
+    decided_by = serializers.CharField(source="actor.username", default=None)
+    created_at = serializers.DateTimeField()
+    url = serializers.SerializerMethodField(help_text="the submission's public page, once published")
+
+    def get_flag(self, obj) -> dict | None:
+        return {"id": obj.flag.pk, "code": obj.flag.code, "severity": obj.flag.severity} if obj.flag else None
+
+    def get_url(self, obj) -> str | None:
+        if obj.submission.status != Submission.Status.PUBLISHED:
+            return None
+        request = self.context.get("request")
+        path = f"/api/v1/submissions/{obj.submission_id}/"
+        return request.build_absolute_uri(path) if request else path
+
+
+def page_number(request: Request) -> int:
+    value = request.query_params.get("page", "1")
+    page = parse_id(value)
+    if page is None:
+        raise ApiError(
+            status_code=400,
+            code="invalid",
+            message=f"page={value!r}: a page is a whole number from 1.",
+            details={"field": "page"},
+        )
+    return page
+
+
+class DecisionListApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        parameters=[inline_serializer("DecisionsQuery", {"page": serializers.IntegerField(required=False)})],
+        responses=inline_serializer(
+            "DecisionsPage",
+            {
+                "count": serializers.IntegerField(),
+                "page": serializers.IntegerField(),
+                "pages": serializers.IntegerField(),
+                "results": PublicDecisionSerializer(many=True),
+            },
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        found = selectors.public_decisions(page=page_number(request))
+        results = PublicDecisionSerializer(found.decisions, many=True, context={"request": request}).data
+        return Response({"count": found.count, "page": found.page, "pages": found.pages, "results": results})

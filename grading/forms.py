@@ -1,5 +1,6 @@
 from django import forms
 
+from grading import selectors
 from grading.models import Decision
 
 
@@ -23,3 +24,9 @@ class QueueFilterForm(forms.Form):
     )
     team = forms.CharField(required=False)
     older_than_days = forms.IntegerField(required=False, min_value=0, max_value=3650, label="Older than (days)")
+
+    def clean_team(self) -> str:
+        team = self.cleaned_data["team"]
+        if team and not selectors.teams_matching(team):
+            raise forms.ValidationError(f"No team has the id or the name {team!r}.", code="unknown_team")
+        return team

@@ -14,7 +14,9 @@ from grading.engine.report import CompetitionReport, build_run_group_report
 from grading.engine.report_parser import parse_competition_report
 from grading.engine.safe_json import restored_report
 from grading.models import Decision, Flag, ReviewEvent, Run, Submission, TierAggregate
+from portal.accounts.models import Membership, Team
 from portal.accounts.selectors import is_maintainer
+from portal.ids import parse_id
 
 
 def submissions_visible_to(user: User | AnonymousUser) -> QuerySet[Submission]:
@@ -136,25 +138,53 @@ def open_flags(
     if severity:
         queryset = queryset.filter(severity=severity)
     if team:
-        by_team = Q(submission__team__name__iexact=team)
-        if team.isascii() and team.isdigit():  # '²' is a digit to isdigit, not to int
-            by_team |= Q(submission__team_id=int(team))
-        queryset = queryset.filter(by_team)
+        queryset = queryset.filter(submission__team_id__in=teams_matching(team))
     if older_than_days is not None:
         queryset = queryset.filter(created_at__lte=timezone.now() - timedelta(days=older_than_days))
     return queryset.order_by("submission__created_at", "submission_id", "severity", "code", "key")
+
+
+def teams_matching(team: str) -> list[int]:
+    """The ids of the teams a queue filter names: by id (ASCII digits in the id range) or by name."""
+    match = Q(name__iexact=team)
+    team_id = parse_id(team)
+    if team_id is not None:
+        match |= Q(pk=team_id)
+    return list(Team.objects.filter(match).values_list("pk", flat=True))
+
+
+def own_team_ids(user: User | AnonymousUser) -> set[int]:
+    """The teams a maintainer belongs to: entries of theirs are decided by another maintainer (SPEC section 4)."""
+    if not user.is_authenticated:
+        return set()
+    return set(Membership.objects.filter(user_id=user.pk).values_list("team_id", flat=True))
+
+
+def is_own_entry(*, user: User | AnonymousUser, submission: Submission, own_teams: set[int] | None = None) -> bool:
+    """Whether the user belongs to the submission's team now, or made the submission (so was a member then:
+    a membership that ends leaves no row, the upload's author stays recorded). `own_teams` saves the query."""
+    if not user.is_authenticated:
+        return False
+    teams = own_team_ids(user) if own_teams is None else own_teams
+    return submission.created_by_id == user.pk or submission.team_id in teams
 
 
 @dataclass(frozen=True)
 class QueueEntry:
     submission: Submission
     flags: list[Flag]
+    own_team: bool = False  # the viewer's team's entry: another maintainer decides
 
 
-def review_queue(**filters) -> list[QueueEntry]:
-    """open_flags(**filters) grouped by submission, oldest first."""
+def review_queue(*, viewer: User | AnonymousUser | None = None, **filters) -> list[QueueEntry]:
+    """open_flags(**filters) grouped by submission, oldest first; entries of the viewer's teams are marked."""
+    own = own_team_ids(viewer) if viewer is not None else set()
     return [
-        QueueEntry(submission=submission, flags=list(flags))
+        QueueEntry(
+            submission=submission,
+            flags=list(flags),
+            own_team=viewer is not None and is_own_entry(user=viewer, submission=submission, own_teams=own),
+        )
         for submission, flags in groupby(open_flags(**filters), key=attrgetter("submission"))
     ]
 
@@ -176,3 +206,34 @@ def submission_footnotes(submission: Submission) -> list[str]:
         if reason and reason not in notes:
             notes.append(reason)
     return [note for note in notes if note]
+
+
+DECISIONS_PAGE_SIZE = 100
+
+
+@dataclass(frozen=True)
+class DecisionsPage:
+    decisions: list[ReviewEvent]
+    page: int
+    pages: int
+    count: int
+
+
+def public_decisions(*, page: int = 1) -> DecisionsPage:
+    """Every maintainer's decision, newest first, whatever became of the entry: SPEC section 4 makes every
+    decision's reason public, rejected entries' too. Only what the decision says and whom it concerns: the
+    flags' messages and evidence come from the bundle, which stays private unless the entry is published."""
+    queryset = ReviewEvent.objects.filter(kind=ReviewEvent.Kind.DECISION)
+    count = queryset.count()
+    pages = max(1, math.ceil(count / DECISIONS_PAGE_SIZE))
+    start = (page - 1) * DECISIONS_PAGE_SIZE
+    decisions = (
+        list(
+            queryset.select_related("submission__team", "actor", "flag").order_by("-created_at", "-pk")[
+                start : start + DECISIONS_PAGE_SIZE
+            ]
+        )
+        if page <= pages
+        else []
+    )
+    return DecisionsPage(decisions=decisions, page=page, pages=pages, count=count)

@@ -12,6 +12,7 @@ urlpatterns = [
     ),
     path("submissions/<int:submission_id>/regrade/", views.submission_regrade_view, name="submission_regrade"),
     path("submissions/<int:submission_id>/answer/", views.submission_answer, name="submission_answer"),
+    path("decisions/", views.decisions, name="decisions"),
     path("review/", views.review_queue, name="review"),
     path("review/submissions/<int:submission_id>/", views.review_submission, name="review_submission"),
     path("review/submissions/<int:submission_id>/decision/", views.review_entry_decide, name="review_entry_decide"),

@@ -14,6 +14,7 @@ from grading.models import Flag, Submission
 from grading.services.regrade import submission_regrade, submissions_regrade_all
 from grading.services.review import DECIDABLE, DECISION_WORDS, ReviewRefused, entry_decide, flag_decide, team_answer
 from portal.accounts.selectors import is_maintainer, signed_in_user, teams_for_user
+from portal.ids import parse_id
 
 
 @login_required
@@ -36,6 +37,7 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         "seed_rule": RULE_TEXT,
         "is_final": submission.status in submission.FINAL_STATUSES,
         "can_regrade": is_maintainer(request.user),
+        "own_entry": selectors.is_own_entry(user=request.user, submission=submission),
         "events": selectors.review_events(submission),
         "footnotes": selectors.submission_footnotes(submission),
         "can_answer": request.user.is_authenticated and submission.team.memberships.filter(user=request.user).exists(),
@@ -60,22 +62,23 @@ def _require_reviewer(request: HttpRequest) -> User:
 
 
 def review_queue(request: HttpRequest) -> HttpResponse:
-    _require_reviewer(request)
+    reviewer = _require_reviewer(request)
     form = QueueFilterForm(request.GET or None)
     filters = {k: v for k, v in form.cleaned_data.items() if v not in ("", None)} if form.is_valid() else {}
-    entries = selectors.review_queue(**filters) if form.is_valid() or not request.GET else []
+    entries = selectors.review_queue(viewer=reviewer, **filters) if form.is_valid() or not request.GET else []
     context = {
         "entries": entries,
         "form": form,
         "codes": selectors.review_codes(),
         "flag_count": sum(len(entry.flags) for entry in entries),
     }
-    return render(request, "grading/review.html", context)
+    return render(request, "grading/review.html", context, status=400 if form.errors else 200)
 
 
 def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
-    _require_reviewer(request)
+    reviewer = _require_reviewer(request)
     submission = selectors.submission_get(user=request.user, submission_id=submission_id)
+    own_entry = selectors.is_own_entry(user=reviewer, submission=submission)
     flags = [
         {
             "flag": flag,
@@ -92,9 +95,18 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
         "aggregates": selectors.submission_aggregates(submission),
         "events": selectors.review_events(submission),
         "entry_form": DecisionForm(prefix="entry"),
-        "decidable": submission.status in DECIDABLE,
+        "own_entry": own_entry,
+        "decidable": submission.status in DECIDABLE and not own_entry,
     }
     return render(request, "grading/review_submission.html", context)
+
+
+def _refused(request: HttpRequest, exc: ReviewRefused) -> None:
+    """A refusal the maintainer can fix (no reason, a settled entry) comes back as a message on the page; one
+    they cannot (their own team's entry) is a 403."""
+    if exc.status == 403:
+        raise PermissionDenied(exc.message)
+    messages.error(request, exc.message)
 
 
 @require_POST
@@ -109,7 +121,7 @@ def review_flag_decide(request: HttpRequest, flag_id: int) -> HttpResponse:
             flag_decide(flag_id=flag.pk, actor=reviewer, **form.cleaned_data)
             messages.success(request, f"Flag {flag.code} {DECISION_WORDS[form.cleaned_data['decision']]}.")
         except ReviewRefused as exc:
-            messages.error(request, exc.message)
+            _refused(request, exc)
     return redirect("review_submission", submission_id=flag.submission_id)
 
 
@@ -124,7 +136,7 @@ def review_entry_decide(request: HttpRequest, submission_id: int) -> HttpRespons
             entry_decide(submission_id=submission_id, actor=reviewer, **form.cleaned_data)
             messages.success(request, f"Submission {submission_id} {DECISION_WORDS[form.cleaned_data['decision']]}.")
         except ReviewRefused as exc:
-            messages.error(request, exc.message)
+            _refused(request, exc)
     return redirect("review_submission", submission_id=submission_id)
 
 
@@ -155,7 +167,11 @@ def _require_maintainer(request: HttpRequest) -> None:
 def submission_regrade_view(request: HttpRequest, submission_id: int) -> HttpResponse:
     _require_maintainer(request)
     submission = selectors.submission_get(user=request.user, submission_id=submission_id)
-    if submission_regrade(submission_id=submission.pk):
+    try:
+        regrading = submission_regrade(submission_id=submission.pk, actor=signed_in_user(request.user))
+    except ReviewRefused as exc:
+        raise PermissionDenied(exc.message) from None
+    if regrading:
         messages.success(request, f"Submission {submission.pk} is being re-graded.")
     else:
         messages.error(request, f"Submission {submission.pk} is {submission.status}; it cannot be re-graded now.")
@@ -168,3 +184,13 @@ def regrade_all_view(request: HttpRequest) -> HttpResponse:
     _require_maintainer(request)
     messages.success(request, f"{submissions_regrade_all()} submission(s) are being re-graded.")
     return redirect("review")
+
+
+def decisions(request: HttpRequest) -> HttpResponse:
+    """Every maintainer's decision and its reason, for everyone (SPEC section 4), rejected entries' too."""
+    value = request.GET.get("page", "1")
+    page = parse_id(value)
+    if page is None:
+        context = {"found": None, "error": f"page={value!r}: a page is a whole number from 1."}
+        return render(request, "grading/decisions.html", context, status=400)
+    return render(request, "grading/decisions.html", {"found": selectors.public_decisions(page=page)})

@@ -354,7 +354,11 @@ BUNDLE_MAX_UNPACKED_BYTES = env_int("BUNDLE_MAX_UNPACKED_BYTES", 16 * 1024**3, m
 BUNDLE_MAX_SUBMISSION_BYTES = env_int("BUNDLE_MAX_SUBMISSION_BYTES", 512 * 1024**2, minimum=1024)
 # Runs a bundle may hold: this many per competition, and the split's size times this in all.
 BUNDLE_MAX_SEEDS = env_int("BUNDLE_MAX_SEEDS", 20, minimum=1)
+# Uploads a day per team, and per user across all their teams (None: the team's number, read when checked).
 SUBMISSION_DAILY_QUOTA = env_int("SUBMISSION_DAILY_QUOTA", 10, minimum=0)
+SUBMISSION_DAILY_QUOTA_PER_USER: int | None = (
+    env_int("SUBMISSION_DAILY_QUOTA_PER_USER", 0, minimum=0) if env_str("SUBMISSION_DAILY_QUOTA_PER_USER") else None
+)
 GRADING_SOFT_TIME_LIMIT = env_int("GRADING_SOFT_TIME_LIMIT", 600, minimum=1)
 GRADING_HARD_TIME_LIMIT = env_int("GRADING_HARD_TIME_LIMIT", 660, minimum=2)
 GRADING_THREADS = env_int("GRADING_THREADS", 1, minimum=1)
@@ -402,7 +406,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
 HOSTED_SECRETS_KEY = env_str("HOSTED_SECRETS_KEY", "")
 HOSTED_MAX_HOURS = env_int("HOSTED_MAX_HOURS", 24, minimum=1)
 HOSTED_MAX_GPUS = env_int("HOSTED_MAX_GPUS", 8, minimum=0)
+# Hosted runs a day per team, and per user across all their teams (None: the team's number, read when checked).
 HOSTED_RUNS_DAILY_QUOTA = env_int("HOSTED_RUNS_DAILY_QUOTA", 2, minimum=0)
+HOSTED_RUNS_DAILY_QUOTA_PER_USER: int | None = (
+    env_int("HOSTED_RUNS_DAILY_QUOTA_PER_USER", 0, minimum=0) if env_str("HOSTED_RUNS_DAILY_QUOTA_PER_USER") else None
+)
 HOSTED_CPUS_PER_RUN = env_int("HOSTED_CPUS_PER_RUN", 4, minimum=1)
 HOSTED_MEMORY_GB_PER_RUN = env_int("HOSTED_MEMORY_GB_PER_RUN", 16, minimum=1)
 HOSTED_SHM_GB = env_int("HOSTED_SHM_GB", 4, minimum=1)

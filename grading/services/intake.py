@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.core.files import File
 from django.core.files.storage import storages
 from django.core.files.uploadedfile import UploadedFile
@@ -30,7 +31,8 @@ from grading.services.submissions import (
     SubmissionRefused,
     archive_name,
     private_storage_is_remote,
-    quota_used,
+    quota_counted,
+    quota_frees_at,
     submission_folder,
 )
 from portal.accounts.models import Team
@@ -157,7 +159,7 @@ def submission_create(*, team: Team, user, upload: UploadedFile, replaces_id: in
             code="too_large",
             message=f"The bundle is {size} bytes; the limit is {settings.BUNDLE_MAX_BYTES}.",
         )
-    _check_quota(team)
+    _check_quota(team, user)
     return _intake(
         team=team,
         user=user,
@@ -210,10 +212,13 @@ def _intake(
         _check_run_count(bundle, competitions)
 
         with transaction.atomic():
-            # Checked again under the team's row lock: two uploads at once cannot both take the last slot.
+            # Checked again under the team's and the user's row locks (in that order, always): two uploads at
+            # once, to one team or by one user to two teams, cannot both take the last slot.
             Team.objects.select_for_update().filter(pk=team.pk).first()
             if origin == Submission.Origin.UPLOAD:
-                _check_quota(team)
+                if getattr(user, "pk", None) is not None:
+                    User.objects.select_for_update().filter(pk=user.pk).first()
+                _check_quota(team, user)
             submission = Submission.objects.create(
                 team=team,
                 created_by=user,
@@ -248,14 +253,36 @@ def _intake(
     return submission
 
 
-def _check_quota(team: Team) -> None:
-    used = quota_used(team=team)
-    if used >= settings.SUBMISSION_DAILY_QUOTA:
+def _check_quota(team: Team, user) -> None:
+    """The team's daily quota, and the user's across all their teams (three teams do not make three quotas)."""
+    limits = [("team", quota_counted(team=team), settings.SUBMISSION_DAILY_QUOTA)]
+    if getattr(user, "pk", None) is not None:
+        per_user = settings.SUBMISSION_DAILY_QUOTA_PER_USER
+        per_user = settings.SUBMISSION_DAILY_QUOTA if per_user is None else per_user
+        limits.append(("user", quota_counted(user_id=user.pk), per_user))
+    for limit, counted, quota in limits:
+        times = list(counted.values_list("created_at", flat=True))
+        if len(times) < quota:
+            continue
+        frees_at = quota_frees_at(times, quota=quota)
+        who = (
+            f"{team.name} made {len(times)} uploads"
+            if limit == "team"
+            else f"You ({user.username}) made {len(times)} uploads, across all your teams,"
+        )
+        setting = "SUBMISSION_DAILY_QUOTA" if limit == "team" else "SUBMISSION_DAILY_QUOTA_PER_USER"
+        when = f"the next one fits at {frees_at:%Y-%m-%d %H:%M:%S} UTC" if frees_at else "uploads are closed"
         raise SubmissionRefused(
             status=429,
             code="quota_exceeded",
-            message=f"{team.name} made {used} submissions in the last 24 hours; the limit is "
-            f"{settings.SUBMISSION_DAILY_QUOTA}. Rejected and failed submissions do not count.",
+            message=f"{who} in the last 24 hours; the limit is {quota} per {limit} ({setting}): {when}. "
+            "Rejected and failed submissions do not count.",
+            details={
+                "limit": limit,
+                "used": len(times),
+                "quota": quota,
+                "frees_at": frees_at.isoformat() if frees_at else None,
+            },
         )
 
 

@@ -1,9 +1,11 @@
 """Re-grading on demand: after a grader fix or a new benchmark version, by a maintainer."""
 
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from grading import queue
 from grading.models import Flag, Run, Submission
+from grading.services.review import refuse_own_entry
 from grading.services.scheduling import runs_dispatch
 from grading.services.submissions import submission_transition
 
@@ -12,12 +14,18 @@ S = Submission.Status
 REGRADABLE = (S.IN_REVIEW, S.PUBLISHED)
 
 
-def submission_regrade(*, submission_id: int) -> bool:
+def submission_regrade(*, submission_id: int, actor: User | None = None) -> bool:
     """Grade every run of a submission again; False when it is not in a state that can be re-graded.
 
     The team's claims and maintainers' decided flags stay; open flags and aggregates are made anew. An entry
-    imported from another board's reports has nothing to re-grade (import_mlebench_runs updates it).
+    imported from another board's reports has nothing to re-grade (import_mlebench_runs updates it). A
+    maintainer (`actor`) of the entry's team is refused (ReviewRefused, 403): a re-grade takes a published
+    entry off the board and makes its checks anew. Re-grading everything (no actor) treats every entry alike.
     """
+    if actor is not None:
+        submission = Submission.objects.select_related("team").filter(pk=submission_id).first()
+        if submission is not None:
+            refuse_own_entry(submission=submission, actor=actor, doing="re-grade")
     if Submission.objects.filter(pk=submission_id, origin=Submission.Origin.IMPORT).exists():
         return False
     with transaction.atomic():

@@ -3,6 +3,12 @@
 Every decision needs a reason (shown publicly), is recorded on the flags it settles and as a ReviewEvent,
 is mailed to the team, and is followed by the publication service, which publishes the entry once nothing
 blocking is left undecided and lists it comparable or not by the rule.
+
+A maintainer never decides on (nor re-grades) an entry of a team they belong to, or one they made (SPEC
+section 4). A decision is idempotent: the same decision with the same reason on the same flag (or on the
+whole entry), when what it set still stands, changes nothing and writes no event; the check runs under the
+submission's row lock, so two copies sent at once write one event. A different decision, or another reason,
+is a new event: a maintainer may change their mind.
 """
 
 import logging
@@ -14,6 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from grading.models import Decision, Flag, ReviewEvent, Submission
+from grading.selectors import is_own_entry
 from grading.services.submissions import submission_transition
 from portal.accounts.models import Membership
 from portal.accounts.selectors import is_maintainer
@@ -59,10 +66,30 @@ def _check_decision(*, decision: str, reason: str, actor: User) -> str:
     return reason
 
 
-def _locked_submission(submission_id: int) -> Submission:
-    submission = Submission.objects.select_for_update().filter(pk=submission_id).first()
+def refuse_own_entry(*, submission: Submission, actor: User, doing: str = "decide on") -> None:
+    """403 for a maintainer who belongs to the entry's team, or who made the entry."""
+    if is_own_entry(user=actor, submission=submission):
+        raise ReviewRefused(
+            status=403,
+            code="own_team",
+            message=f"Submission {submission.pk} is an entry of {submission.team.name}, a team you belong to (or "
+            f"you made it): a maintainer never decides on their own team's entries. Another maintainer must "
+            f"{doing} it.",
+        )
+
+
+def _locked_submission(submission_id: int, *, actor: User) -> Submission:
+    """The submission, locked for the decision, once the actor may decide on it (any status yet)."""
+    submission = (
+        Submission.objects.select_for_update(of=("self",)).select_related("team").filter(pk=submission_id).first()
+    )
     if submission is None:
         raise ReviewRefused(status=404, code="not_found", message=f"No submission {submission_id}.")
+    refuse_own_entry(submission=submission, actor=actor)
+    return submission
+
+
+def _require_decidable(submission: Submission) -> None:
     if submission.status not in DECIDABLE:
         raise ReviewRefused(
             status=409,
@@ -70,7 +97,25 @@ def _locked_submission(submission_id: int) -> Submission:
             message=f"Submission {submission.pk} is {submission.status}; decisions are made only on "
             "submissions in review or published.",
         )
-    return submission
+
+
+# Where a decision on the whole entry leaves it; one that still stands there is not made again.
+_ENTRY_OUTCOME: dict[str, tuple[str, ...]] = {
+    Decision.ACCEPT: DECIDABLE,
+    Decision.NON_COMPARABLE: DECIDABLE,
+    Decision.REJECT: (S.REJECTED,),
+    Decision.REQUEST_CHANGES: (S.CHANGES_REQUESTED,),
+}
+
+
+def _entry_decision_stands(submission: Submission, *, decision: str, reason: str) -> bool:
+    """The same decision and reason are the entry's, it is where that decision leaves it, and no flag waits."""
+    return (
+        submission.review_decision == decision
+        and submission.review_reason == reason
+        and submission.status in _ENTRY_OUTCOME[decision]
+        and not Flag.objects.filter(submission=submission, decision="", severity__in=OPEN_SEVERITIES).exists()
+    )
 
 
 def _apply_to_entry(*, submission: Submission, decision: str, reason: str, whole_entry: bool) -> None:
@@ -127,8 +172,12 @@ def flag_decide(*, flag_id: int, decision: str, reason: str, actor: User) -> Fla
         submission_id = Flag.objects.filter(pk=flag_id).values_list("submission_id", flat=True).first()
         if submission_id is None:
             raise ReviewRefused(status=404, code="not_found", message=f"No flag {flag_id}.")
-        submission = _locked_submission(submission_id)
+        submission = _locked_submission(submission_id, actor=actor)
         flag = Flag.objects.select_for_update().get(pk=flag_id)
+        if flag.decision == decision and flag.resolution == reason:
+            logger.info("flag %s of submission %s: %s again, unchanged", flag_id, submission.pk, decision)
+            return flag
+        _require_decidable(submission)
         _settle([flag], decision=decision, reason=reason, actor=actor)
         ReviewEvent.objects.create(
             submission=submission,
@@ -152,7 +201,11 @@ def entry_decide(*, submission_id: int, decision: str, reason: str, actor: User)
     """Decide a whole entry: every flag still waiting for a decision gets this one, and the entry follows it."""
     reason = _check_decision(decision=decision, reason=reason, actor=actor)
     with transaction.atomic():
-        submission = _locked_submission(submission_id)
+        submission = _locked_submission(submission_id, actor=actor)
+        if _entry_decision_stands(submission, decision=decision, reason=reason):
+            logger.info("submission %s: %s again, unchanged", submission_id, decision)
+            return submission
+        _require_decidable(submission)
         waiting = list(
             Flag.objects.select_for_update().filter(submission=submission, decision="", severity__in=OPEN_SEVERITIES)
         )

@@ -3,11 +3,12 @@
 import logging
 import shutil
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
 from django.core.files.storage import FileSystemStorage, storages
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from grading.models import Submission
@@ -65,11 +66,32 @@ def submission_transition(
     return bool(updated)
 
 
+QUOTA_WINDOW = timedelta(days=1)
+
+
+def quota_counted(*, team: Team | None = None, user_id: int | None = None) -> QuerySet[Submission]:
+    """The uploads of the last 24 hours that count against a daily quota: the team's, or the user's in any of
+    their teams. Rejected and failed ones do not count, nor what a hosted run or an import brought in."""
+    queryset = Submission.objects.filter(
+        origin=Submission.Origin.UPLOAD, created_at__gte=timezone.now() - QUOTA_WINDOW
+    ).exclude(status__in=Submission.NOT_COUNTED)
+    if team is not None:
+        queryset = queryset.filter(team=team)
+    if user_id is not None:
+        queryset = queryset.filter(created_by_id=user_id)
+    return queryset
+
+
 def quota_used(*, team: Team) -> int:
-    since = timezone.now() - timedelta(days=1)
-    return (
-        Submission.objects.filter(team=team, created_at__gte=since).exclude(status__in=Submission.NOT_COUNTED).count()
-    )
+    return quota_counted(team=team).count()
+
+
+def quota_frees_at(times: list[datetime], *, quota: int) -> datetime | None:
+    """When one more fits under `quota`, given the times of the (at least `quota`) counted now; None for a
+    quota of 0. Sooner when one of them is rejected or fails."""
+    if quota <= 0:
+        return None
+    return sorted(times)[len(times) - quota] + QUOTA_WINDOW
 
 
 def submission_folder(submission: Submission) -> Path:

@@ -6,6 +6,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -14,6 +15,7 @@ from competitions.selectors import current_benchmark
 from grading.bundles.errors import BundleError
 from grading.bundles.manifest import SCHEMA, parse_manifest
 from grading.engine.tiers import SPLITS
+from grading.services.submissions import quota_frees_at
 from portal.accounts.models import Team
 from runners import envnames, queue
 from runners.models import HostedRun, HostedTask
@@ -126,15 +128,31 @@ def _competitions(request: HostedRunRequest, benchmark) -> list[Competition]:
     return in_split
 
 
-def _check_quota(team: Team) -> None:
-    since = timezone.now() - timedelta(days=1)
-    used = HostedRun.objects.filter(team=team, created_at__gte=since).exclude(status=HostedRun.Status.FAILED).count()
-    if used >= settings.HOSTED_RUNS_DAILY_QUOTA:
+def _check_quota(team: Team, user) -> None:
+    """The team's daily quota, and the user's across all their teams (three teams do not make three quotas).
+    Runs inside the caller's transaction, which holds the team's row lock; the user's is taken here, after it."""
+    counted = HostedRun.objects.filter(created_at__gte=timezone.now() - timedelta(days=1)).exclude(
+        status=HostedRun.Status.FAILED
+    )
+    limits = [("team", counted.filter(team=team), settings.HOSTED_RUNS_DAILY_QUOTA)]
+    if getattr(user, "pk", None) is not None:
+        User.objects.select_for_update().filter(pk=user.pk).first()
+        per_user = settings.HOSTED_RUNS_DAILY_QUOTA_PER_USER
+        per_user = settings.HOSTED_RUNS_DAILY_QUOTA if per_user is None else per_user
+        limits.append(("user", counted.filter(created_by_id=user.pk), per_user))
+    for limit, runs, quota in limits:
+        times = list(runs.values_list("created_at", flat=True))
+        if len(times) < quota:
+            continue
+        frees_at = quota_frees_at(times, quota=quota)
+        who = f"{team.name} asked" if limit == "team" else f"You ({user.username}) asked, across all your teams,"
+        setting = "HOSTED_RUNS_DAILY_QUOTA" if limit == "team" else "HOSTED_RUNS_DAILY_QUOTA_PER_USER"
+        when = f"the next one fits at {frees_at:%Y-%m-%d %H:%M:%S} UTC" if frees_at else "hosted runs are closed"
         raise HostedRunRefused(
             status=429,
             code="quota_exceeded",
-            message=f"{team.name} asked for {used} hosted runs in the last 24 hours; the limit is "
-            f"{settings.HOSTED_RUNS_DAILY_QUOTA}. Failed runs do not count.",
+            message=f"{who} for {len(times)} hosted runs in the last 24 hours; the limit is {quota} per {limit} "
+            f"({setting}): {when}. Failed runs do not count.",
         )
 
 
@@ -149,7 +167,7 @@ def hosted_run_create(*, team: Team, user, request: HostedRunRequest) -> HostedR
     competitions = _competitions(request, benchmark)
     with transaction.atomic():
         Team.objects.select_for_update().filter(pk=team.pk).first()  # two requests cannot both take the last slot
-        _check_quota(team)
+        _check_quota(team, user)
         run = HostedRun.objects.create(
             team=team,
             created_by=user,

@@ -10,6 +10,7 @@ import tarfile
 import threading
 import time
 import zipfile
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -312,3 +313,112 @@ def test_healthz_answers_within_a_second_while_hostile_uploads_are_refused(live_
     assert answers == [400] * 10
     assert slowest < 1.0
     assert Submission.objects.count() == 0
+
+
+def _team_clients(user, names: list[str]) -> list:
+    """An API client per team of `user` (teams made when missing), each with a token of that team."""
+    from rest_framework.test import APIClient
+
+    from portal.accounts import services
+    from portal.accounts.models import Team
+
+    clients = []
+    for name in names:
+        team = Team.objects.filter(name=name).first() or services.team_create(user=user, name=name)
+        _, key = services.token_create(user=user, team=team, name="quota")
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+        clients.append(client)
+    return clients
+
+
+def test_one_user_with_three_teams_gets_one_users_quota_not_three(registry, alice, tmp_path, settings):
+    settings.SUBMISSION_DAILY_QUOTA = 2
+    settings.SUBMISSION_DAILY_QUOTA_PER_USER = None  # unset, the default: the team's number
+    first_team, second_team, third_team = _team_clients(alice, ["Alice Lab", "Alice Lab 2", "Alice Lab 3"])
+    good = _raw(tmp_path, GOOD, name="good.tar.gz")
+    assert upload(first_team, good).status_code == 202
+    assert upload(second_team, good).status_code == 202
+    refused = upload(third_team, good)
+    assert refused.status_code == 429
+    error = refused.json()["error"]
+    oldest = Submission.objects.order_by("created_at").first()
+    assert error["code"] == "quota_exceeded"
+    assert error["details"] == {
+        "limit": "user",
+        "used": 2,
+        "quota": 2,
+        "frees_at": (oldest.created_at + timedelta(days=1)).isoformat(),
+    }
+    for words in ("You (alice)", "across all your teams", "per user (SUBMISSION_DAILY_QUOTA_PER_USER)", "fits at"):
+        assert words in error["message"], error["message"]
+    assert Submission.objects.count() == 2 and private_files_of_incoming() == []
+    oldest.status = Submission.Status.REJECTED  # a rejected upload frees the user's slot
+    oldest.save()
+    assert upload(third_team, good).status_code == 202
+
+
+def test_a_full_teams_other_member_is_refused_by_the_teams_limit(registry, alice, tmp_path, settings):
+    from portal.accounts.models import Membership
+    from tests.conftest import persona
+
+    settings.SUBMISSION_DAILY_QUOTA = 1
+    settings.SUBMISSION_DAILY_QUOTA_PER_USER = 5
+    carol = persona("carol")
+    Membership.objects.create(team=alice.teams.get(), user=carol)
+    good = _raw(tmp_path, GOOD, name="good.tar.gz")
+    assert upload(_team_clients(alice, ["Alice Lab"])[0], good).status_code == 202
+    refused = upload(_team_clients(carol, ["Alice Lab"])[0], good)
+    assert refused.status_code == 429
+    error = refused.json()["error"]
+    assert error["details"]["limit"] == "team" and "Alice Lab made 1 uploads" in error["message"]
+    assert "per team (SUBMISSION_DAILY_QUOTA)" in error["message"]
+
+
+def test_uploads_brought_in_by_a_hosted_run_do_not_count_against_the_upload_quota(registry, alice, tmp_path, settings):
+    settings.SUBMISSION_DAILY_QUOTA = settings.SUBMISSION_DAILY_QUOTA_PER_USER = 1
+    Submission.objects.create(
+        team=alice.teams.get(), created_by=alice, benchmark_id=_benchmark_id(), origin=Submission.Origin.HOSTED
+    )
+    assert upload(_team_clients(alice, ["Alice Lab"])[0], _raw(tmp_path, GOOD, name="g.tar.gz")).status_code == 202
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_user_uploading_to_two_teams_at_once_gets_one_slot(tmp_path, settings):
+    from competitions.services import competitions_load
+    from tests.conftest import persona
+
+    competitions_load()
+    settings.SUBMISSION_DAILY_QUOTA, settings.SUBMISSION_DAILY_QUOTA_PER_USER = 5, 1
+    user = persona("alice", team="Alice Lab")
+    clients = _team_clients(user, ["Alice Lab", "Alice Lab 2", "Alice Lab 3", "Alice Lab 4"])
+    good = _raw(tmp_path, GOOD, name="good.tar.gz")
+    barrier = threading.Barrier(len(clients))
+    codes: list[int] = []
+
+    def send(client) -> None:
+        from django.db import connection
+
+        try:
+            barrier.wait()
+            codes.append(upload(client, good).status_code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=send, args=(client,)) for client in clients]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert sorted(codes) == [202, 429, 429, 429]
+    assert Submission.objects.count() == 1
+
+
+def _benchmark_id() -> int:
+    from tests.grading.builders import loaded_benchmark
+
+    return loaded_benchmark().pk
+
+
+def private_files_of_incoming() -> list[Path]:
+    return [path for path in private_files() if "incoming-" in str(path)]

@@ -38,6 +38,8 @@ def _start(tmp_path, **env) -> subprocess.CompletedProcess:
         ({"API_RATE_UPLOADS": "lots"}, "API_RATE_UPLOADS='lots' is not a rate; use REQUESTS/WINDOW"),
         ({"LOGIN_FAILURES_PER_ACCOUNT": "0/m"}, "LOGIN_FAILURES_PER_ACCOUNT='0/m' is not a rate"),
         ({"TRUSTED_PROXY_COUNT": "-1"}, "TRUSTED_PROXY_COUNT=-1 is too small"),
+        ({"SUBMISSION_DAILY_QUOTA_PER_USER": "many"}, "SUBMISSION_DAILY_QUOTA_PER_USER='many' is not an integer"),
+        ({"HOSTED_RUNS_DAILY_QUOTA_PER_USER": "-1"}, "HOSTED_RUNS_DAILY_QUOTA_PER_USER=-1 is too small"),
         (
             {"PORTAL_PRIVATE_ROOT": "/dev/null/private"},
             "PORTAL_PRIVATE_ROOT: '/dev/null/private' cannot be made readable by this user only",

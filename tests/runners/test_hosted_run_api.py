@@ -114,6 +114,45 @@ def test_the_daily_quota_holds(registry, alice_api):
     assert response.json()["error"]["code"] == "quota_exceeded"
 
 
+@override_settings(HOSTED_RUNS_DAILY_QUOTA=2, HOSTED_RUNS_DAILY_QUOTA_PER_USER=None)  # unset: the team's number
+def test_one_user_with_three_teams_gets_one_users_hosted_quota_not_three(registry, alice):
+    from portal.accounts import services
+
+    clients = []
+    for name in ("Alice Lab", "Alice Lab 2", "Alice Lab 3"):
+        team = alice.teams.filter(name=name).first() or services.team_create(user=alice, name=name)
+        _, key = services.token_create(user=alice, team=team, name="quota")
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+        clients.append(client)
+    assert _create(clients[0]).status_code == 202
+    assert _create(clients[1]).status_code == 202
+    response = _create(clients[2])
+    assert response.status_code == 429
+    error = response.json()["error"]
+    oldest = HostedRun.objects.order_by("created_at").first()
+    frees_at = f"{oldest.created_at + timedelta(days=1):%Y-%m-%d %H:%M:%S} UTC"
+    for words in ("You (alice) asked, across all your teams,", "HOSTED_RUNS_DAILY_QUOTA_PER_USER", frees_at):
+        assert words in error["message"], error["message"]
+    assert error["code"] == "quota_exceeded" and HostedRun.objects.count() == 2
+    HostedRun.objects.filter(pk=oldest.pk).update(status=HostedRun.Status.FAILED)  # failed runs do not count
+    assert _create(clients[2]).status_code == 202
+
+
+@override_settings(HOSTED_RUNS_DAILY_QUOTA=1, HOSTED_RUNS_DAILY_QUOTA_PER_USER=5)
+def test_a_full_teams_other_member_is_refused_by_the_teams_hosted_limit(registry, alice, alice_api):
+    from portal.accounts.models import Membership
+    from tests.conftest import api_client_for, persona
+
+    carol = persona("carol")
+    Membership.objects.create(team=alice.teams.get(), user=carol)
+    assert _create(alice_api).status_code == 202
+    response = _create(api_client_for(carol))
+    assert response.status_code == 429
+    assert "Alice Lab asked for 1 hosted runs" in response.json()["error"]["message"]
+    assert "per team (HOSTED_RUNS_DAILY_QUOTA)" in response.json()["error"]["message"]
+
+
 def test_cancel_stops_queued_tasks_at_once_and_asks_workers_to_stop_running_ones(registry, alice_api):
     run_id = _create(alice_api, seeds=2).json()["id"]
     worker, client = worker_client()
