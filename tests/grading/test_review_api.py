@@ -145,6 +145,6 @@ def test_the_review_endpoints_are_in_the_openapi_schema(db):
 
 
 @pytest.mark.parametrize("team", ["\u00b2", "9" * 400])
-def test_an_odd_team_in_the_queue_filter_matches_nothing_rather_than_failing(entry, maintainer_api, team):
+def test_an_odd_team_in_the_queue_filter_is_a_400_that_names_the_field(entry, maintainer_api, team):
     response = maintainer_api.get("/api/v1/review/flags/", {"team": team})
-    assert response.status_code == 200 and response.json() == []
+    assert response.status_code == 400 and response.json()["error"]["details"]["field"] == "team"
