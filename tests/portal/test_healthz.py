@@ -13,7 +13,7 @@ from django.utils import timezone
 from grading.models import PeriodicStamp, WorkerHeartbeat
 from portal.celery import app as celery_app
 from runners.models import HostedRun, HostedTask
-from tests.grading.builders import grading_submission
+from tests.grading.builders import grading_submission, loaded_benchmark
 from tests.runners.builders import worker_client
 
 REPO = Path(__file__).resolve().parents[2]
@@ -41,12 +41,16 @@ def registry(db):
 
 def hosted_tasks(team, *, gpus_per_run: int, count: int = 2) -> None:
     from competitions.models import Competition
-    from competitions.selectors import current_benchmark
 
     run = HostedRun.objects.create(
-        team=team, benchmark=current_benchmark(), image="agent:1", split="low", seeds=count, time_limit_hours=1
+        team=team,
+        benchmark=loaded_benchmark(),
+        image="agent:1",
+        split="low",
+        seeds=count,
+        time_limit_hours=1,
+        gpus_per_run=gpus_per_run,
     )
-    HostedRun.objects.filter(pk=run.pk).update(gpus_per_run=gpus_per_run)
     competition = Competition.objects.get(slug="spooky-author-identification")
     for seed in range(count):
         HostedTask.objects.create(hosted_run=run, competition=competition, seed=seed, queued_at=timezone.now())
