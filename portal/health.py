@@ -3,10 +3,9 @@
 One read, a few queries, nothing cached: the database, the broker, the grading workers (their pool processes'
 heartbeats, grading/services/workers.py), the scheduler (celery beat: the grading watchdog it sends stamps a
 row when it finishes), the GPU workers (registered and beating) and the work waiting for them. Each part is
-`ok`, `down` (the portal cannot do its work: /healthz answers 503 naming it), `late` (a warning; 200) or
-`none` (nothing of the kind, which is fine);
-`unknown` when the database is down and nothing else can be read. What it shows is public: counts and ages, never a name, a team,
-a file or a submission.
+`ok`, `down` (the portal cannot do its work: /healthz answers 503 naming it), `late` (a warning; 200), `none`
+(nothing of the kind, which is fine) or `unknown` (the database is down, so it cannot be read). What it shows is
+public: counts and ages, never a name, a team, a file or a submission.
 """
 
 from dataclasses import dataclass, field
