@@ -232,6 +232,9 @@ class SubmissionResultsApi(APIView):
                 "regraded": serializers.JSONField(),
                 "status": serializers.CharField(),
                 "grader_version": serializers.CharField(),
+                "grading_error": serializers.CharField(
+                    allow_null=True, help_text="Why the server could not grade the run (an error of ours); null: none"
+                ),
             },
             many=True,
         )
@@ -248,6 +251,7 @@ class SubmissionResultsApi(APIView):
                 "regraded": run.regraded,
                 "status": run.status,
                 "grader_version": run.grader_version,
+                "grading_error": run.grading_error or None,
             }
             for run in selectors.submission_runs(submission)
         ]

@@ -108,6 +108,9 @@ class Run(models.Model):
     worker = models.CharField(max_length=200, blank=True, help_text="The worker process that claimed it last")
     graded_at = models.DateTimeField(null=True, blank=True)
     grader_version = models.CharField(max_length=40, blank=True)
+    # Set when grading failed for a reason of ours (a grader's bug, answers we cannot read), after the retries:
+    # the run is done without a result, counts for nothing, and holds the entry until a maintainer re-grades it.
+    grading_error = models.TextField(blank=True, help_text="Why the server could not grade it; empty: no error")
 
     claimed = models.JSONField(null=True, blank=True, help_text="The team's own report for this run")
     regraded = models.JSONField(null=True, blank=True, help_text="The server's report (MLE-bench fields + reason)")
@@ -136,6 +139,16 @@ class WorkerHeartbeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} at {self.beat_at:%H:%M:%S}"
+
+
+class PeriodicStamp(models.Model):
+    """When a periodic task (sent by celery beat) last finished: how /healthz tells that the scheduler runs."""
+
+    task = models.CharField(max_length=100, unique=True)
+    finished_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.task} at {self.finished_at:%H:%M:%S}"
 
 
 class TierAggregate(models.Model):

@@ -10,7 +10,7 @@ from django.db import OperationalError
 from django.utils import timezone
 
 from grading import queue
-from grading.models import Run, Submission
+from grading.models import PeriodicStamp, Submission
 from grading.services import finish, pipeline, scheduling
 from grading.services.grade_file import release_memory
 from grading.services.workers import heartbeats_prune
@@ -62,14 +62,17 @@ def grade_run(self, run_id: int) -> None:
             _release_for_retry(run_id)
         raise
     except Exception as exc:
-        logger.exception("grading run %s failed", run_id)
-        run = Run.objects.filter(pk=run_id).first()
-        if run is not None:
-            pipeline.submission_fail(
-                submission_id=run.submission_id,
-                reason=f"The server failed while grading {run.competition.slug} seed {run.seed}: "
-                f"{type(exc).__name__}: {exc}"[:500],
-            )
+        # An error of ours in one run (a grader's bug, answers we cannot read): tried again, perhaps on another
+        # process, then recorded for that run alone; the rest of the submission is graded all the same.
+        tries = self.request.retries
+        logger.exception("grading run %s failed (try %s of %s)", run_id, tries + 1, settings.GRADING_ERROR_RETRIES + 1)
+        if tries < settings.GRADING_ERROR_RETRIES:
+            _release_for_retry(run_id)
+            raise self.retry(
+                countdown=settings.GRADING_ERROR_RETRY_SECONDS * (tries + 1),
+                max_retries=settings.GRADING_ERROR_RETRIES,
+            ) from exc
+        pipeline.run_grading_error(run_id=run_id, reason=pipeline.grading_error_reason(exc, attempts=tries + 1))
     finally:
         release_memory()
 
@@ -125,6 +128,8 @@ def watchdog() -> dict:
         failed += 1
     heartbeats_prune(now=now)
     dispatched = len(scheduling.runs_dispatch())
+    # The trace celery beat leaves: /healthz reads when the watchdog it sends last finished.
+    PeriodicStamp.objects.update_or_create(task="grading.watchdog", defaults={"finished_at": timezone.now()})
     return {
         "requeued": requeued,
         "given_up": given_up,

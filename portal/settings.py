@@ -362,6 +362,10 @@ SUBMISSION_DAILY_QUOTA_PER_USER: int | None = (
 GRADING_SOFT_TIME_LIMIT = env_int("GRADING_SOFT_TIME_LIMIT", 600, minimum=1)
 GRADING_HARD_TIME_LIMIT = env_int("GRADING_HARD_TIME_LIMIT", 660, minimum=2)
 GRADING_THREADS = env_int("GRADING_THREADS", 1, minimum=1)
+# A run whose grading raises an error of ours is tried this many more times, this many seconds apart (times the
+# try's number), then recorded as a grading error that holds the entry for a maintainer's re-grade.
+GRADING_ERROR_RETRIES = env_int("GRADING_ERROR_RETRIES", 2, minimum=0)
+GRADING_ERROR_RETRY_SECONDS = env_int("GRADING_ERROR_RETRY_SECONDS", 5, minimum=0)
 # The scheduler keeps at most this many runs waiting in the broker, picked fairly across teams and submissions.
 GRADING_MAX_QUEUED = env_int("GRADING_MAX_QUEUED", 8, minimum=1)
 # A run still queued this long after being sent is sent again (sooner when a run queued after it was claimed).

@@ -66,12 +66,17 @@ def bob_api(bob):
 # --- a real Celery worker process, talking to the test database through Redis ----------------
 
 
-def _worker_env(extra: dict | None = None) -> dict:
-    db = settings.DATABASES["default"]
-    if db["ENGINE"] != "django.db.backends.postgresql":
+def worker_services_required() -> None:
+    """Skip, saying why, a test whose worker processes would have no PostgreSQL or Redis to talk through."""
+    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
         pytest.skip("worker tests need DATABASE_URL to name PostgreSQL (scripts/test sets it)")
     if not settings.REDIS_URL:
         pytest.skip("worker tests need REDIS_URL (scripts/test sets it)")
+
+
+def _worker_env(extra: dict | None = None) -> dict:
+    worker_services_required()
+    db = settings.DATABASES["default"]
     host, port, user = db.get("HOST") or "127.0.0.1", db.get("PORT") or 5432, db.get("USER") or "postgres"
     password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
     env = dict(os.environ)
@@ -158,6 +163,7 @@ def start_worker(transactional_db, mail_dir):
     """Start worker processes against the test database (and this test's private storage); stop them after."""
     import redis
 
+    worker_services_required()  # before Redis is touched: without REDIS_URL the test skips, it does not error
     redis.Redis.from_url(settings.REDIS_URL).flushdb()
     started: list[WorkerProcess] = []
 

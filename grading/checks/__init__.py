@@ -12,6 +12,7 @@ from grading.checks import (
     duplicate_submissions,
     format_checks,
     grader_loophole,
+    grading_error,
     implausible_score,
     incomplete_coverage,
     insufficient_seeds,
@@ -56,6 +57,7 @@ CHECKS: dict[str, Check] = {
     "malformed_report": malformed_report.check,
     "report_only": report_only.check,
     "format_checks": format_checks.check,
+    "grading_error": grading_error.check,
 }
 
 

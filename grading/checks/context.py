@@ -43,6 +43,7 @@ class RunFiles:
     submission: Path | None
     claimed: dict | None = None
     regraded: dict = field(default_factory=dict)
+    grading_error: str = ""  # the server failed to grade it (ours): no re-grade, and no claim to compare with it
 
     @property
     def graded(self) -> GradedRun:

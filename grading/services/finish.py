@@ -67,7 +67,8 @@ def submission_finish(*, submission_id: int) -> None:
         return
     runs = list(Run.objects.filter(submission=submission).select_related("competition"))
     members = tier_members(benchmark_id=submission.benchmark_id, tiers=tiers_of_split(submission.split))
-    outcomes = [run_outcome(run, claimed=submission.report_only) for run in runs]
+    # A run we failed to grade counts for nothing (neither the team's failure nor a result) until it is re-graded.
+    outcomes = [run_outcome(run, claimed=submission.report_only) for run in runs if not run.grading_error]
     context = check_context(submission=submission, runs=runs, members=members)
     flags = checks.run_checks(context)
     _index_write(submission=submission, context=context)
@@ -155,8 +156,10 @@ def check_context(*, submission: Submission, runs: list[Run], members: dict[str,
                 run_path=f"runs/{run.run_group}/{run.run_id}",
                 folder=folder if folder is not None and folder.is_dir() else None,
                 submission=file if file is not None and file.is_file() else None,
-                claimed=run.claimed,
+                # With no re-grade, the team's claim for the run has nothing to be compared with yet.
+                claimed=None if run.grading_error else run.claimed,
                 regraded=run.regraded or {},
+                grading_error=run.grading_error,
             )
         )
     benchmark = submission.benchmark

@@ -6,7 +6,10 @@ constraints, and the step that finishes a submission runs once because only one 
 
 import logging
 import math
+import traceback
+from pathlib import Path
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -127,6 +130,53 @@ def run_give_up(*, run_id: int, reason: str) -> None:
     if run is None:
         return
     _run_record(run, invalid_run_report(run, reason))
+    scheduling.runs_dispatch()
+    submission_maybe_finish(submission_id=run.submission_id)
+
+
+def _our_file(filename: str) -> str | None:
+    """A traceback frame's file relative to the checkout, when it is the portal's own code (not a package)."""
+    path = Path(filename)
+    if not path.is_relative_to(settings.BASE_DIR):
+        return None
+    relative = path.relative_to(settings.BASE_DIR)
+    return None if relative.parts[0].startswith((".", "venv")) else relative.as_posix()
+
+
+def grading_error_reason(exc: BaseException, *, attempts: int) -> str:
+    """What went wrong, in words a maintainer can act on: the exception's type and the line of our code it came
+    from, never its message (a grader's message may quote the answers it was reading)."""
+    ours = [(shown, frame) for frame in traceback.extract_tb(exc.__traceback__) if (shown := _our_file(frame.filename))]
+    where = f" in {ours[-1][0]}:{ours[-1][1].lineno} ({ours[-1][1].name})" if ours else ""
+    return f"{type(exc).__name__}{where}, after {attempts} attempt(s)"
+
+
+def run_grading_error(*, run_id: int, reason: str) -> None:
+    """Record a run the server failed to grade (an error of ours, after its retries): done, with no result and
+    the reason, so it counts for nothing, never as an invalid submission of the team's. The submission goes on
+    to its checks, where the grading_error flag holds it for a maintainer, who re-grades it after a fix."""
+    run = Run.objects.filter(pk=run_id).only("pk", "submission_id").first()
+    if run is None:
+        return
+    with transaction.atomic():
+        landed = (
+            Run.objects.filter(pk=run_id)
+            .exclude(status=Run.Status.DONE)
+            .update(
+                status=Run.Status.DONE,
+                regraded=None,
+                score=None,
+                valid_submission=False,
+                any_medal=False,
+                graded_at=timezone.now(),
+                grader_version=GRADER_VERSION,
+                grading_error=reason[:500],
+            )
+        )
+        if landed:
+            Submission.objects.filter(pk=run.submission_id).update(progress_done=F("progress_done") + 1)
+    if landed:
+        logger.error("run %s: recorded as a grading error of ours: %s", run_id, reason)
     scheduling.runs_dispatch()
     submission_maybe_finish(submission_id=run.submission_id)
 

@@ -8,7 +8,7 @@ import logging
 from django.db import transaction
 
 from grading.checks.comparability import FlagState, comparability
-from grading.models import Flag, ReviewEvent, Submission, TierAggregate
+from grading.models import Flag, ReviewEvent, Run, Submission, TierAggregate
 from grading.services.submissions import submission_transition
 from grading.signals import entry_changed_send
 
@@ -54,12 +54,18 @@ def submission_publish_if_ready(*, submission_id: int) -> bool:
             return False
         undecided = [f for f in flags if f.severity == Flag.Severity.BLOCKING and not f.decision]
         held = [f for f in flags if f.decision in HOLDING_DECISIONS]
-        if undecided or held or submission.review_decision in HOLDING_DECISIONS:
-            reason = (
-                f"{len(undecided)} blocking flag(s) await a maintainer's decision"
-                if undecided
-                else "a maintainer's decision holds the entry"
-            )
+        # A run we failed to grade has no result to publish, whatever was decided on its flag: only a re-grade.
+        errors = Run.objects.filter(submission_id=submission_id).exclude(grading_error="").count()
+        if errors or undecided or held or submission.review_decision in HOLDING_DECISIONS:
+            if errors:
+                reason = (
+                    f"{errors} run(s) could not be graded because of an error of the portal (not of the submission); "
+                    "a maintainer re-grades it once the error is fixed"
+                )
+            elif undecided:
+                reason = f"{len(undecided)} blocking flag(s) await a maintainer's decision"
+            else:
+                reason = "a maintainer's decision holds the entry"
             if submission.status == S.CHECKING:
                 submission_transition(
                     submission_id=submission_id, to=S.IN_REVIEW, reason=reason, expected=(S.CHECKING,)

@@ -38,10 +38,13 @@ def submission_regrade(*, submission_id: int, actor: User | None = None) -> bool
             reason="re-grading on a maintainer's request",
         ):
             return False
+        # Each run starts afresh: its attempts (the watchdog's count of lost workers) and a grading error of ours.
         Run.objects.filter(submission_id=submission_id).update(
-            status=Run.Status.PENDING, queued_at=None, claimed_at=None
+            status=Run.Status.PENDING, queued_at=None, claimed_at=None, attempts=0, grading_error=""
         )
         Flag.objects.filter(submission_id=submission_id, resolution="", decision="").delete()
+        # A grading error was ours, decided or not: the re-grade answers it, and raises it again if it recurs.
+        Flag.objects.filter(submission_id=submission_id, code="grading_error").delete()
         Submission.objects.filter(pk=submission_id).update(progress_done=0, notified_at=None, comparable=False)
         # The scheduler sends its runs among everyone else's, fairly.
         transaction.on_commit(runs_dispatch)

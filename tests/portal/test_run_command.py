@@ -64,7 +64,8 @@ def test_the_run_command_serves_the_portal_with_a_worker_and_stops_on_ctrl_c(tmp
         log.seek(0)
         output = log.read()
         assert status == 200, output
-        assert json.loads(body)["checks"] == {"database": "ok", "broker": "ok"}
+        checks = json.loads(body)["checks"]
+        assert checks["database"] == checks["broker"] == checks["grading_workers"] == "ok", checks
         assert "Demo account" in output and "demo@example.org" in output
         assert (tmp_path / "data" / "db.sqlite3").exists()
         _, body = _get(f"http://127.0.0.1:{port}/api/v1/competitions/?tier=low")

@@ -1,5 +1,6 @@
 """The registry: every check of SPEC §4 runs, and an honest bundle raises nothing in any of them."""
 
+import dataclasses
 from collections import Counter
 
 import pytest
@@ -35,7 +36,8 @@ SPEC_CHECKS = {
     "rule_violation",
     "grader_loophole",
 }
-PORTAL_CHECKS = {"malformed_report", "report_only", "format_checks"}  # the portal's own, beyond the table
+# The portal's own, beyond the table.
+PORTAL_CHECKS = {"malformed_report", "report_only", "format_checks", "grading_error"}
 EXTRA_CODES = {"score_mismatch": {"medals_unknown"}}  # codes a check raises besides its own
 
 
@@ -101,6 +103,10 @@ def dishonest(tmp_path_factory):
         ),
         run_files(root, PIZZA, 1, submission=shared, claimed=report(PIZZA, 0.5), regraded=report(PIZZA, 0.5)),
         run_files(root, SPOOKY, 0, claimed=report(SPOOKY, 0.3), regraded=report(SPOOKY, None)),
+        # A run the server failed to grade (an error of ours): no re-grade, and its claim set aside.
+        dataclasses.replace(
+            run_files(root, SPOOKY, 1), grading_error="KeyError in grading/x.py:1 (f), after 3 attempt(s)"
+        ),
     ]
     # A hosted run's agent that used the format check as a search oracle.
     (runs[0].folder / "format_checks.jsonl").write_text('{"valid": false, "reason": "wrong columns"}\n' * 101)
