@@ -14,6 +14,8 @@ from typing import Any
 
 BACKENDS = ("process", "docker")
 REPO_DIR = Path(__file__).resolve().parent.parent.parent
+# The one-machine broker: kombu's filesystem transport with atomic writes and claims (filesystem_broker.py).
+FILESYSTEM_TRANSPORT = "runners.worker.filesystem_broker:Transport"
 
 
 class ConfigError(ValueError):
@@ -93,6 +95,7 @@ class WorkerConfig:
     slots: int
     poll_seconds: float
     agents_dir: Path
+    portal_wait_seconds: float = 120.0
     version: str = "unknown"
 
     @classmethod
@@ -124,6 +127,7 @@ class WorkerConfig:
             slots=_number(env, "RUNNER_SLOTS", 1, int, 1),
             poll_seconds=_number(env, "RUNNER_POLL_SECONDS", 0.25, float, 0.01),
             agents_dir=Path(_str(env, "RUNNER_PROCESS_AGENTS_DIR", str(REPO_DIR / "runners" / "agents"))).resolve(),
+            portal_wait_seconds=_number(env, "RUNNER_PORTAL_WAIT_SECONDS", 120.0, float, 0.0),
             version=_version(),
         )
 
@@ -161,6 +165,9 @@ def broker_settings(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
             raise ConfigError(f"RUNNER_BROKER_DIR={str(broker_dir)!r} cannot be created: {exc.strerror}") from None
     return {
         "broker_url": "filesystem://",
+        "broker_transport": FILESYSTEM_TRANSPORT,
+        # Remote control broadcasts through files every worker reads and writes; nothing here uses it.
+        "worker_enable_remote_control": False,
         "broker_transport_options": {
             "data_folder_in": str(broker_dir / "queue"),
             "data_folder_out": str(broker_dir / "queue"),
