@@ -95,7 +95,11 @@ def seed_folder() -> Path:
         for command in (["migrate", "--noinput"], ["demo_setup"]):
             subprocess.run([str(PYTHON), "manage.py", *command], cwd=ROOT, env=env, check=True, capture_output=True)
         subprocess.run(
-            [str(PYTHON), "-c", "import sys; sys.path.insert(0, 'benchmarks'); import broker_soak; broker_soak._bundles()"],
+            [
+                str(PYTHON),
+                "-c",
+                "import sys; sys.path.insert(0, 'benchmarks'); import broker_soak; broker_soak._bundles()",
+            ],
             cwd=ROOT,
             env={**env, "DJANGO_SETTINGS_MODULE": "portal.settings"},
             check=True,
@@ -157,7 +161,7 @@ class Soak:
             deadline = time.monotonic() + 10
             while not sock.exists() and time.monotonic() < deadline:
                 time.sleep(0.1)
-            return {"REDIS_URL": f"unix://{sock}?db=0"}
+            return {"REDIS_URL": f"unix://{sock}"}
         return {}
 
     def start(self) -> None:
@@ -275,6 +279,7 @@ class Soak:
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline and self.unfinished():
             time.sleep(1)
+        time.sleep(12)  # re-queues sent just before the cancels come back once more, and are refused then
 
     def _db(self) -> sqlite3.Connection:
         return sqlite3.connect(f"file:{self.data / 'db.sqlite3'}?mode=ro", uri=True, timeout=30)
@@ -313,7 +318,11 @@ class Soak:
             def longest(query: str) -> float:
                 rows = db.execute(query).fetchall()
                 return max(
-                    [(datetime.fromisoformat(b) - datetime.fromisoformat(a)).total_seconds() for a, b in rows if a and b],
+                    [
+                        (datetime.fromisoformat(b) - datetime.fromisoformat(a)).total_seconds()
+                        for a, b in rows
+                        if a and b
+                    ],
                     default=0.0,
                 )
 

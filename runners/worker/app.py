@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from celery import Celery, Task
-from celery.signals import worker_init, worker_ready, worker_shutting_down
+from celery.signals import celeryd_after_setup, worker_init, worker_ready, worker_shutting_down
 
 from runners.worker.alive import alive_start, alive_stop
 from runners.worker.backends.base import Backend
@@ -102,7 +102,7 @@ def _check_the_configuration(**_: Any) -> None:
         raise SystemExit(f"GPU worker configuration: {exc}") from None
 
 
-@worker_init.connect
+@celeryd_after_setup.connect
 def _wait_for_the_portal(**_: Any) -> None:
     """Take no message before the portal answers: a worker started beside it (scripts/run) is up before its
     web server, and a claim sent then would only fail. Quiet while it waits; one clear line if it never came."""

@@ -155,7 +155,7 @@ def broker_settings(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     env = os.environ if environ is None else environ
     url = _raw(env, "CELERY_BROKER_URL") or _raw(env, "REDIS_URL")
     if url:
-        return {"broker_url": url}
+        return {"broker_url": url.replace("unix://", "redis+socket://", 1)}  # a socket, as Celery names it
     data_dir = Path(_str(env, "PORTAL_DATA_DIR", str(REPO_DIR / "var")))
     broker_dir = Path(_str(env, "RUNNER_BROKER_DIR", str(data_dir / "broker"))).resolve()
     for folder in ("queue", "processed", "control"):

@@ -89,3 +89,7 @@ def test_without_a_broker_url_it_uses_the_portals_filesystem_broker_folders(tmp_
     assert (broker / "queue").is_dir() and (broker / "control").is_dir()
     elsewhere = broker_settings({"PORTAL_DATA_DIR": str(tmp_path), "RUNNER_BROKER_DIR": str(tmp_path / "b")})
     assert elsewhere["broker_transport_options"]["data_folder_in"] == str(tmp_path.resolve() / "b" / "queue")
+
+
+def test_a_redis_unix_socket_is_named_as_celery_names_it() -> None:
+    assert broker_settings({"REDIS_URL": "unix:///data/redis.sock"}) == {"broker_url": "redis+socket:///data/redis.sock"}

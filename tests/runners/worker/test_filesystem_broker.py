@@ -51,7 +51,7 @@ def _consume(folder: str, expected: int, out: "multiprocessing.Queue[object]") -
 def test_racing_producers_and_consumers_get_every_message_exactly_once(tmp_path: Path) -> None:
     producers, per_producer, consumers = 3, 400, 4
     context = multiprocessing.get_context("fork")
-    out: "multiprocessing.Queue[object]" = context.Queue()
+    out: multiprocessing.Queue[object] = context.Queue()
     readers = [context.Process(target=_consume, args=(str(tmp_path), 0, out)) for _ in range(consumers)]
     writers = [
         context.Process(target=_produce, args=(str(tmp_path), index * per_producer, per_producer))
