@@ -29,7 +29,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from queue import Empty
-from time import monotonic
 from typing import Any
 
 from kombu.exceptions import ChannelError
@@ -97,7 +96,7 @@ class Channel(filesystem.Channel):
                 _write_whole(file, str_to_bytes(dumps([q for q in queues if q != binding])))
 
     def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:
-        name = f"{int(round(monotonic() * 1000))}_{uuid.uuid4()}.{queue}.msg"
+        name = f"{int(round(time.monotonic() * 1000))}_{uuid.uuid4()}.{queue}.msg"
         try:
             _write_whole(Path(self.data_folder_out) / name, str_to_bytes(dumps(payload)))
         except OSError as exc:
