@@ -95,14 +95,14 @@ class Channel(filesystem.Channel):
             if binding in queues:
                 _write_whole(file, str_to_bytes(dumps([q for q in queues if q != binding])))
 
-    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:
+    def _put(self, queue: Any, payload: Any, **kwargs: Any) -> None:  # type: ignore[override]
         name = f"{int(round(time.monotonic() * 1000))}_{uuid.uuid4()}.{queue}.msg"
         try:
             _write_whole(Path(self.data_folder_out) / name, str_to_bytes(dumps(payload)))
         except OSError as exc:
             raise ChannelError(f"Cannot add file {name!r} to {self.data_folder_out!r}") from exc
 
-    def _get(self, queue: str) -> Any:
+    def _get(self, queue: Any, timeout: Any = None) -> Any:
         wanted = f"{queue}.msg"
         folder = Path(self.data_folder_in)
         for name in sorted(os.listdir(folder)):
