@@ -1,7 +1,9 @@
 import os
 
 from celery import Celery
-from celery.signals import worker_process_init, worker_ready
+from celery.signals import worker_process_init, worker_ready, worker_shutting_down
+
+from runners.worker.alive import alive_start, alive_stop
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
 
@@ -34,6 +36,22 @@ def _beat_while_alive(**_) -> None:
     from grading.services.workers import heartbeat_start
 
     heartbeat_start()
+
+
+@worker_process_init.connect
+def _alive_in_each_pool_process(**_) -> None:
+    alive_start("grading")
+
+
+@worker_ready.connect
+def _alive_in_the_main_process(**_) -> None:
+    """The main process takes the messages: scripts/run tells a wedged worker by it (runners/worker/alive.py)."""
+    alive_start("grading")
+
+
+@worker_shutting_down.connect
+def _not_alive_once_shutting_down(**_) -> None:
+    alive_stop()
 
 
 @worker_ready.connect

@@ -166,14 +166,27 @@ else:
     }
 
 BROKER_DIR = DATA_DIR / "broker"
+# Another broker than REDIS_URL's or the filesystem's (the GPU worker reads the same variable).
+_broker_url = env_str("CELERY_BROKER_URL")
 if REDIS_URL:
-    CELERY_BROKER_URL = REDIS_URL
-    CELERY_RESULT_BACKEND = REDIS_URL
+    # A unix socket is unix:// to redis-py (the cache) and redis+socket:// to Celery.
+    _celery_redis = REDIS_URL.replace("unix://", "redis+socket://", 1)
+    CELERY_BROKER_URL = _broker_url or _celery_redis
+    CELERY_RESULT_BACKEND = _celery_redis
     CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
+elif _broker_url:
+    (BROKER_DIR / "results").mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_URL = _broker_url
+    CELERY_RESULT_BACKEND = f"file://{BROKER_DIR / 'results'}"
+    CELERY_WORKER_ENABLE_REMOTE_CONTROL = False
 else:
     for _folder in ("queue", "processed", "results", "control"):
         (BROKER_DIR / _folder).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_URL = "filesystem://"
+    # kombu's transport with atomic writes and claims (runners/worker/filesystem_broker.py); remote control
+    # off: its broadcasts are files every worker reads and writes, and nothing here uses them.
+    CELERY_BROKER_TRANSPORT = "runners.worker.filesystem_broker:Transport"
+    CELERY_WORKER_ENABLE_REMOTE_CONTROL = False
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(BROKER_DIR / "queue"),
         "data_folder_out": str(BROKER_DIR / "queue"),

@@ -12,13 +12,15 @@ claim anyway.
 import functools
 import hashlib
 import logging
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from celery import Celery, Task
-from celery.signals import worker_init, worker_ready, worker_shutting_down
+from celery.signals import celeryd_after_setup, worker_init, worker_ready, worker_shutting_down
 
+from runners.worker.alive import alive_start, alive_stop
 from runners.worker.backends.base import Backend, BackendError
 from runners.worker.backends.process import ProcessBackend
 from runners.worker.client import PortalClient
@@ -112,6 +114,28 @@ def _check_the_configuration(**_: Any) -> None:
         raise SystemExit(f"GPU worker configuration: {exc}") from None
 
 
+@celeryd_after_setup.connect
+def _wait_for_the_portal(**_: Any) -> None:
+    """Take no message before the portal answers: a worker started beside it (scripts/run) is up before its
+    web server, and a claim sent then would only fail. Quiet while it waits; one clear line if it never came."""
+    config = worker().config
+    if config.portal_wait_seconds <= 0:
+        return
+    started = time.monotonic()
+    error = client_for(config).wait_until_up(timeout=config.portal_wait_seconds)
+    if error is None:
+        log.info("GPU worker: the portal at %s answers (after %.1fs)", config.portal_url, time.monotonic() - started)
+    else:
+        log.error(
+            "GPU worker: the portal at %s did not answer /healthz within %gs (RUNNER_PORTAL_WAIT_SECONDS); last "
+            "error: %s. Check PORTAL_URL and that the portal runs; starting anyway, and registering as soon as it "
+            "answers.",
+            config.portal_url,
+            config.portal_wait_seconds,
+            error,
+        )
+
+
 _heartbeat: list[Heartbeat] = []
 
 
@@ -129,9 +153,11 @@ def _start_the_heartbeat(sender: Any = None, **_: Any) -> None:
     if remove_orphans is not None:
         remove_orphans()  # nothing runs yet: what carries this worker's label is left from a crash
     _heartbeat.append(Heartbeat(client_for(config), config).start())
+    alive_start("gpu")
 
 
 @worker_shutting_down.connect
 def _stop_the_heartbeat(**_: Any) -> None:
+    alive_stop()
     while _heartbeat:
         _heartbeat.pop().stop()

@@ -94,6 +94,22 @@ class PortalClient:
                 time.sleep(self.backoff_seconds * 2 ** (try_number - 1))
         raise PortalUnavailable(f"{method} {url} failed {self.tries} times; last: {last_error}")
 
+    def wait_until_up(self, *, timeout: float, poll_seconds: float = 0.5) -> str | None:
+        """Wait, quietly, until the portal answers GET /healthz with anything (a 503 too: its web server is up).
+
+        None once it answered; else, after timeout seconds, the last error, for a message that names it.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self._session.get(f"{self.portal_url}/healthz", timeout=(min(5.0, timeout), 10.0))
+                return None
+            except (requests.ConnectionError, requests.Timeout) as exc:
+                last_error = f"{type(exc).__name__}: {exc}"
+            if time.monotonic() >= deadline:
+                return last_error
+            time.sleep(poll_seconds)
+
     def _post_json(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         return self._request("POST", self._url(path), json=body).json()
 

@@ -15,6 +15,8 @@ from typing import Any
 BACKENDS = ("process", "docker")
 SANDBOXES = ("bwrap", "off")  # the process backend's: bubblewrap, or none (trusted agents only)
 REPO_DIR = Path(__file__).resolve().parent.parent.parent
+# The one-machine broker: kombu's filesystem transport with atomic writes and claims (filesystem_broker.py).
+FILESYSTEM_TRANSPORT = "runners.worker.filesystem_broker:Transport"
 
 
 class ConfigError(ValueError):
@@ -103,6 +105,7 @@ class WorkerConfig:
     agents_dir: Path
     process_sandbox: str = "bwrap"
     agent_uid: int = 60100
+    portal_wait_seconds: float = 120.0
     version: str = "unknown"
 
     @classmethod
@@ -134,6 +137,7 @@ class WorkerConfig:
             agents_dir=Path(_str(env, "RUNNER_PROCESS_AGENTS_DIR", str(REPO_DIR / "runners" / "agents"))).resolve(),
             process_sandbox=_choice(env, "RUNNER_PROCESS_SANDBOX", "bwrap", SANDBOXES),
             agent_uid=_number(env, "RUNNER_PROCESS_AGENT_UID", 60100, int, 1),
+            portal_wait_seconds=_number(env, "RUNNER_PORTAL_WAIT_SECONDS", 120.0, float, 0.0),
             version=_version(),
         )
 
@@ -161,7 +165,7 @@ def broker_settings(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     env = os.environ if environ is None else environ
     url = _raw(env, "CELERY_BROKER_URL") or _raw(env, "REDIS_URL")
     if url:
-        return {"broker_url": url}
+        return {"broker_url": url.replace("unix://", "redis+socket://", 1)}  # a socket, as Celery names it
     data_dir = Path(_str(env, "PORTAL_DATA_DIR", str(REPO_DIR / "var")))
     broker_dir = Path(_str(env, "RUNNER_BROKER_DIR", str(data_dir / "broker"))).resolve()
     for folder in ("queue", "processed", "control"):
@@ -171,6 +175,9 @@ def broker_settings(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
             raise ConfigError(f"RUNNER_BROKER_DIR={str(broker_dir)!r} cannot be created: {exc.strerror}") from None
     return {
         "broker_url": "filesystem://",
+        "broker_transport": FILESYSTEM_TRANSPORT,
+        # Remote control broadcasts through files every worker reads and writes; nothing here uses it.
+        "worker_enable_remote_control": False,
         "broker_transport_options": {
             "data_folder_in": str(broker_dir / "queue"),
             "data_folder_out": str(broker_dir / "queue"),

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -277,4 +278,56 @@ def test_the_run_command_gives_up_on_a_worker_that_keeps_dying_and_says_why(run_
         ) in output
         assert run.healthz() is None and run.worker() is None
     finally:
+        run.stop()
+
+
+def _grading_main_process(group: int, data: Path) -> int | None:
+    """The grading worker's main process: the celery process of the group whose parent leads it."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            command = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if int(fields[2]) == group and int(fields[1]) == group and f"{data}/celerybeat-schedule" in command:
+            return int(stat.parent.name)
+    return None
+
+
+@pytest.mark.worker
+def test_the_run_command_replaces_a_worker_that_is_alive_but_wedged_and_says_why(run_data, tmp_path):
+    run = RunCommand(run_data, tmp_path / "run.log", WORKER_HEARTBEAT_SECONDS="2", WORKER_LOST_SECONDS="6")
+    stopped = None
+    try:
+        run.wait_until(lambda: run.healthz() == 200 and run.worker(), "the portal is not up")
+        first = run.worker()
+        assert first is not None
+        alive = run_data / "alive"
+        run.wait_until(lambda: len(list(alive.glob("grading-*"))) >= 3 and list(alive.glob("gpu-*")), "alive files")
+        time.sleep(9)  # longer than WORKER_LOST_SECONDS: a healthy worker is left alone
+        assert "wedged" not in run.output() and run.worker() == first
+
+        stopped = _grading_main_process(first, run_data)
+        assert stopped is not None
+        os.kill(stopped, signal.SIGSTOP)  # alive, its pool processes too, but it takes nothing any more
+        run.wait_until(lambda: run.worker() not in (None, first), "the wedged worker was not replaced", timeout=60)
+        output = run.output()
+        assert re.search(
+            rf"The grading worker's process {stopped} \(stopped\) has not said it is alive for \d+ s, more than 6 "
+            r"\(WORKER_LOST_SECONDS\): it is wedged; stopping the workers \(their processes are killed after 3 s\)\.",
+            output,
+        ), output[-3000:]
+        assert "The worker was wedged; starting it again (1 of 5)." in output
+        deadline = time.monotonic() + 5
+        while _group_alive(first) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _group_alive(first) == []  # the stopped process and the rest of its group are gone
+        assert "'echo': 'x'" in run.ping()  # the new worker takes tasks
+        assert run.healthz() == 200 and run.process.poll() is None
+    finally:
+        if stopped is not None:
+            try:
+                os.kill(stopped, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         run.stop()

@@ -222,9 +222,9 @@ def _handler(portal: StandInPortal) -> type[BaseHTTPRequestHandler]:
 
 
 class StandInServer:
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
         self.portal = StandInPortal()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self.portal))
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler(self.portal))
         self._server.daemon_threads = True
         self.portal.url = f"http://127.0.0.1:{self._server.server_address[1]}"
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)

@@ -3,17 +3,19 @@ filesystem broker, running the process backend's agents, against the stand-in po
 it stands in for the portal's worker API, whose own tests live elsewhere)."""
 
 import os
+import socket
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from celery import Celery
 
 from tests.conftest import stop_group
-from tests.runners.worker.portal_stand_in import TOKEN, StandInPortal, capability_of
+from tests.runners.worker.portal_stand_in import TOKEN, StandInPortal, StandInServer, capability_of
 
 REPO = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.worker
@@ -32,7 +34,9 @@ def wait_for(
 
 
 class GpuWorker:
-    def __init__(self, portal: StandInPortal, work_dir: Path, agents_dir: Path, tmp_path: Path) -> None:
+    def __init__(
+        self, portal: StandInPortal, work_dir: Path, agents_dir: Path, tmp_path: Path, **extra_env: str
+    ) -> None:
         self.broker_dir = tmp_path / "broker"
         self.log = tmp_path / "worker.log"
         env = {
@@ -50,6 +54,7 @@ class GpuWorker:
             RUNNER_POLL_SECONDS="0.05",
             RUNNER_SLOTS="2",
             PYTHONUNBUFFERED="1",
+            **extra_env,
         )
         command = [sys.executable, "-m", "celery", "-A", "runners.worker.app", "worker", "-Q", "gpu", "-P", "threads",
                    "-c", "2", "--without-gossip", "--without-mingle", "--loglevel", "INFO"]  # fmt: skip
@@ -180,6 +185,60 @@ def test_a_worker_that_cannot_sandbox_agents_does_not_start_and_says_how_to_fix_
     assert "RUNNER_PROCESS_SANDBOX=off" in said
 
 
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_the_worker_waits_quietly_for_a_portal_that_starts_after_it(work_dir, agents_dir, tmp_path) -> None:
+    """As under scripts/run, which starts the workers before the web server is up."""
+    port = _free_port()
+    knocks = socket.socket()
+    knocks.bind(("127.0.0.1", port))
+    knocks.listen()
+    knocks.settimeout(60)
+    worker = GpuWorker(SimpleNamespace(url=f"http://127.0.0.1:{port}"), work_dir, agents_dir, tmp_path)  # type: ignore[arg-type]
+    try:
+        knocks.accept()[0].close()  # the worker is waiting for the portal: it knocked, and got no answer
+        knocks.close()
+        time.sleep(1.5)  # and nothing listens for a while
+        assert worker.process.poll() is None
+        with StandInServer(port=port) as portal:
+            worker.wait(lambda: len(portal.heartbeats) >= 1, "register and beat")
+        log = worker.log.read_text()
+    finally:
+        worker.stop()
+    assert "ConnectionError" not in log and "Connection refused" not in log and "failed" not in log, log
+    assert f"the portal at http://127.0.0.1:{port} answers (after " in log
+
+
+def test_a_portal_that_never_answers_gets_one_clear_message_and_the_worker_goes_on(
+    work_dir, agents_dir, tmp_path
+) -> None:
+    port = _free_port()
+    worker = GpuWorker(
+        SimpleNamespace(url=f"http://127.0.0.1:{port}"),  # type: ignore[arg-type]
+        work_dir,
+        agents_dir,
+        tmp_path,
+        RUNNER_PORTAL_WAIT_SECONDS="2",
+    )
+    try:
+        worker.wait(lambda: "did not answer" in worker.log.read_text(), "the message")
+        log = worker.log.read_text()
+        assert (
+            f"GPU worker: the portal at http://127.0.0.1:{port} did not answer /healthz within 2s "
+            "(RUNNER_PORTAL_WAIT_SECONDS); last error: ConnectionError"
+        ) in log
+        assert "Check PORTAL_URL and that the portal runs; starting anyway" in log
+        assert log.count("did not answer") == 1
+        with StandInServer(port=port) as portal:  # it came after all: the worker registers
+            worker.wait(lambda: bool(portal.registers), "register", timeout=60)
+    finally:
+        worker.stop()
+
+
 WITHOUT_DJANGO = """
 import importlib, sys
 
@@ -189,7 +248,8 @@ class NoDjango:
             raise ModuleNotFoundError(name)
 
 sys.meta_path.insert(0, NoDjango())
-MODULES = ["app", "execute", "public_data", "heartbeat", "oracle", "collect", "client", "config"]
+MODULES = ["app", "execute", "public_data", "heartbeat", "oracle", "collect", "client", "config", "alive",
+           "filesystem_broker"]
 for module in MODULES + ["backends.process"]:
     importlib.import_module("runners.worker." + module)
 importlib.import_module("runners.envnames")

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from runners.worker.config import REPO_DIR, ConfigError, WorkerConfig, broker_settings
+from runners.worker.config import FILESYSTEM_TRANSPORT, REPO_DIR, ConfigError, WorkerConfig, broker_settings
 
 BASE = {"PORTAL_URL": "https://portal.example.org/", "PORTAL_WORKER_TOKEN": "t0ken"}
 
@@ -20,6 +20,7 @@ def test_it_has_a_default_for_everything_but_the_portal_and_its_token() -> None:
     assert config.memory_gb > 0
     assert config.agents_dir == REPO_DIR / "runners" / "agents"
     assert (config.process_sandbox, config.agent_uid) == ("bwrap", 60100)  # sandboxed unless the operator opts out
+    assert config.portal_wait_seconds == 120
 
 
 def test_its_capacity_is_the_register_body() -> None:
@@ -50,6 +51,7 @@ def test_it_reads_the_token_from_a_file(tmp_path: Path) -> None:
         ("RUNNER_GPUS", "-1", "RUNNER_GPUS='-1' must be at least 0"),
         ("RUNNER_SLOTS", "0", "RUNNER_SLOTS='0' must be at least 1"),
         ("RUNNER_POLL_SECONDS", "fast", "RUNNER_POLL_SECONDS='fast' is not a number"),
+        ("RUNNER_PORTAL_WAIT_SECONDS", "-5", "RUNNER_PORTAL_WAIT_SECONDS='-5' must be at least 0.0"),
         ("RUNNER_BACKEND", "podman", "RUNNER_BACKEND='podman' must be one of process, docker"),
         ("RUNNER_PROCESS_SANDBOX", "none", "RUNNER_PROCESS_SANDBOX='none' must be one of bwrap, off"),
         ("RUNNER_PROCESS_AGENT_UID", "0", "RUNNER_PROCESS_AGENT_UID='0' must be at least 1"),
@@ -82,6 +84,8 @@ def test_without_a_broker_url_it_uses_the_portals_filesystem_broker_folders(tmp_
 
     broker = tmp_path.resolve() / "broker"
     assert settings["broker_url"] == "filesystem://"
+    assert settings["broker_transport"] == FILESYSTEM_TRANSPORT  # atomic writes and claims
+    assert settings["worker_enable_remote_control"] is False  # its broadcasts are files every worker touches
     assert settings["broker_transport_options"] == {
         "data_folder_in": str(broker / "queue"),
         "data_folder_out": str(broker / "queue"),
@@ -92,3 +96,9 @@ def test_without_a_broker_url_it_uses_the_portals_filesystem_broker_folders(tmp_
     assert (broker / "queue").is_dir() and (broker / "control").is_dir()
     elsewhere = broker_settings({"PORTAL_DATA_DIR": str(tmp_path), "RUNNER_BROKER_DIR": str(tmp_path / "b")})
     assert elsewhere["broker_transport_options"]["data_folder_in"] == str(tmp_path.resolve() / "b" / "queue")
+
+
+def test_a_redis_unix_socket_is_named_as_celery_names_it() -> None:
+    assert broker_settings({"REDIS_URL": "unix:///data/redis.sock"}) == {
+        "broker_url": "redis+socket:///data/redis.sock"
+    }
