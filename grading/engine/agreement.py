@@ -1,0 +1,167 @@
+"""How far a submission agrees with the private answers: what the answer_copy check judges (framework-free).
+
+A copy of the answers is easy to disguise against a byte or score comparison, so the measure is per row
+and per kind of target, over the columns the submission and the answers share (matched by name, so
+reordered columns change nothing), with rows matched by id (reordered rows change nothing):
+
+* **numbers** (regression targets, probabilities, one-hot and 0/1 columns): a cell agrees when it is within
+  ``REL_TOLERANCE`` of the answer's value or ``SCALE_TOLERANCE`` of the answers column's standard deviation,
+  whichever is wider, or within half the rounding step of a column rounded to at most ``MAX_DECIMALS``
+  decimals; rounding and a little noise stay inside, an honest model's errors do not;
+* **labels and text** (class names, RLE masks, prediction strings): a cell agrees when it is the same string.
+
+A row agrees when every compared cell does; an answers row the submission lacks disagrees. Agreement by
+chance (many equal labels, a target that is mostly zero) is measured the same way against the answers
+shifted by half their length, and the share is corrected for it like Cohen's kappa:
+``(agree - chance) / (1 - chance)``. ``agreement_low`` is the one-sided 99.9 % Wilson lower bound of that
+share, so a few hundred rows are enough to be sure and a handful never are.
+
+Only counts and shares come out: never an id, a value or anything else read from the answers.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+REL_TOLERANCE = 0.02
+SCALE_TOLERANCE = 0.02
+MAX_DECIMALS = 4  # a column rounded to at most this many decimals is compared within half its step
+WILSON_Z = 3.09  # one-sided 99.9 %
+MEASURE_VERSION = 1
+
+
+def _norm(name: object) -> str:
+    return str(name).strip().lower()
+
+
+def not_measured(reason: str) -> dict[str, Any]:
+    return {"measured": False, "reason": reason, "version": MEASURE_VERSION}
+
+
+def _keys(column: pd.Series) -> pd.Index:
+    values = column.to_numpy()
+    if pd.api.types.is_float_dtype(column) and np.all(np.isfinite(values)) and np.all(values == np.round(values)):
+        values = values.astype(np.int64)  # "12.0" in one file and "12" in the other are the same id
+    return pd.Index(_text(pd.Series(values)))
+
+
+def rounding_step(values: np.ndarray, *, sample: int = 10_000) -> float:
+    """Half the step a column was rounded to (0.005 for two decimals), or 0 when it holds more than
+    MAX_DECIMALS decimals: a copy rounded to a few decimals is within it of the answers."""
+    finite = values[np.isfinite(values)][:sample]
+    if not len(finite):
+        return 0.0
+    for decimals in range(MAX_DECIMALS + 1):
+        scaled = finite * 10.0**decimals
+        if np.all(np.abs(scaled - np.round(scaled)) <= 1e-6 * np.maximum(1.0, np.abs(scaled))):
+            return 0.5 * 10.0**-decimals * (1 + 1e-9)
+    return 0.0
+
+
+def _agree_numbers(theirs: pd.Series, truth: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    predicted = pd.to_numeric(theirs, errors="coerce").to_numpy(dtype=float)
+    both_missing = np.isnan(predicted) & np.isnan(truth)
+    step = rounding_step(predicted)
+    with np.errstate(invalid="ignore"):
+        tolerance = np.maximum(np.maximum(REL_TOLERANCE * np.abs(truth), SCALE_TOLERANCE * scale), step)
+        close = np.abs(predicted - truth) <= tolerance
+        exact = predicted == truth
+    return close | both_missing, exact | both_missing
+
+
+def _text(column: pd.Series) -> np.ndarray:
+    """Strings as compared: stripped, a missing cell as the empty string (NaN never equals itself)."""
+    values = column.astype(object)
+    return values.where(values.notna(), "").astype(str).str.strip().to_numpy(dtype=object)
+
+
+def _agree_text(theirs: pd.Series, truth: np.ndarray) -> np.ndarray:
+    return _text(theirs) == truth
+
+
+def measure(submission: pd.DataFrame, answers: Any, *, id_column: str = "") -> dict[str, Any]:
+    """The agreement of a parsed submission with the parsed answers (see the module's docstring)."""
+    if not isinstance(answers, pd.DataFrame):
+        return not_measured("the answers are not a table")
+    by_name = {_norm(c): c for c in reversed(list(submission.columns))}  # the first of duplicated names wins
+    shared = [c for c in answers.columns if _norm(c) in by_name]
+    wanted = _norm(id_column) if id_column else _norm(answers.columns[0]) if len(answers.columns) else ""
+    id_answers = next((c for c in answers.columns if _norm(c) == wanted), None)
+    if id_answers is None or wanted not in by_name:
+        return not_measured("the submission and the answers share no id column")
+    values = [c for c in shared if c != id_answers]
+    if not values:
+        return not_measured("the submission and the answers share no column besides the id")
+    answer_keys = _keys(answers[id_answers])
+    if not answer_keys.is_unique:
+        return not_measured("ids repeat in the answers, so rows cannot be matched by id")
+    submission_keys = _keys(submission[by_name[wanted]])
+    first = ~submission_keys.duplicated()
+    position = pd.Index(submission_keys[first]).get_indexer(answer_keys)
+    matched = position >= 0
+    rows = len(answers)
+    kept = submission.loc[first]
+    take = np.where(matched, position, 0)
+
+    shift = rows // 2 if rows > 1 else 0
+    agree = matched.copy()
+    exact = matched.copy()
+    by_chance = matched.copy()
+    kinds: dict[str, int] = {"numbers": 0, "text": 0}
+    for column in values if matched.any() else []:
+        theirs = kept[by_name[_norm(column)]].iloc[take].reset_index(drop=True)
+        truth = answers[column]
+        if pd.api.types.is_numeric_dtype(truth) and not pd.api.types.is_bool_dtype(truth):
+            truth_values = truth.to_numpy(dtype=float)
+            finite = truth_values[np.isfinite(truth_values)]
+            scale = float(np.std(finite)) if len(finite) else 0.0
+            close, same = _agree_numbers(theirs, truth_values, scale)
+            chance, _ = _agree_numbers(theirs, np.roll(truth_values, shift), scale)
+            kinds["numbers"] += 1
+        else:
+            truth_text = _text(truth)
+            close = same = _agree_text(theirs, truth_text)
+            chance = _agree_text(theirs, np.roll(truth_text, shift))
+            kinds["text"] += 1
+        agree &= close
+        exact &= same
+        by_chance &= chance
+
+    n_agree, n_exact, n_chance = int(agree.sum()), int(exact.sum()), int(by_chance.sum())
+    share = n_agree / rows if rows else 0.0
+    chance_share = n_chance / rows if rows else 0.0
+    return {
+        "measured": True,
+        "version": MEASURE_VERSION,
+        "rows": rows,
+        "rows_matched": int(matched.sum()),
+        "rows_agree": n_agree,
+        "rows_exact": n_exact,
+        "share_agree": round(share, 4),
+        "chance": round(chance_share, 4),
+        "agreement": round(_corrected(share, chance_share), 4),
+        "agreement_low": round(_corrected(wilson_low(n_agree, rows), chance_share), 4),
+        "columns": len(values),
+        "column_kinds": {kind: n for kind, n in kinds.items() if n},
+        "tolerance": {"relative": REL_TOLERANCE, "of_column_std": SCALE_TOLERANCE},
+    }
+
+
+def _corrected(share: float, chance: float) -> float:
+    if chance >= 1.0:
+        return 0.0  # every row agrees with another row's answer too: agreement says nothing
+    return max(0.0, (share - chance) / (1.0 - chance))
+
+
+def wilson_low(successes: int, n: int, *, z: float = WILSON_Z) -> float:
+    """The Wilson score interval's lower bound for successes out of n (0 for no trials)."""
+    if n <= 0:
+        return 0.0
+    p = successes / n
+    centre = p + z * z / (2 * n)
+    spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, (centre - spread) / (1 + z * z / n))
