@@ -22,6 +22,7 @@ Only counts and shares come out: never an id, a value or anything else read from
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -89,10 +90,14 @@ def measure(submission: pd.DataFrame, answers: Any, *, id_column: str = "") -> d
         return not_measured("the answers are not a table")
     by_name = {_norm(c): c for c in reversed(list(submission.columns))}  # the first of duplicated names wins
     shared = [c for c in answers.columns if _norm(c) in by_name]
-    wanted = _norm(id_column) if id_column else _norm(answers.columns[0]) if len(answers.columns) else ""
-    id_answers = next((c for c in answers.columns if _norm(c) == wanted), None)
-    if id_answers is None or wanted not in by_name:
+    # The registry's id column may be described ("id ('{sentence_id}_{token_id}')"): its first word, else the
+    # answers' first column.
+    candidates = [id_column, *re.findall(r"^[^\s(]+", id_column or ""), *answers.columns[:1]]
+    in_answers = {_norm(c): c for c in answers.columns}
+    wanted = next((_norm(c) for c in candidates if _norm(c) in in_answers and _norm(c) in by_name), None)
+    if wanted is None:
         return not_measured("the submission and the answers share no id column")
+    id_answers = in_answers[wanted]
     values = [c for c in shared if c != id_answers]
     if not values:
         return not_measured("the submission and the answers share no column besides the id")
