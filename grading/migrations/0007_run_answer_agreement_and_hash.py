@@ -4,20 +4,27 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('grading', '0006_submission_origin'),
+        ("grading", "0006_submission_origin"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='run',
-            name='answer_agreement',
-            field=models.JSONField(blank=True, help_text='How far the file agrees with the private answers (counts only, never answer content); measured while grading, read by the answer_copy check, never served', null=True),
+            model_name="run",
+            name="answer_agreement",
+            field=models.JSONField(
+                blank=True,
+                help_text="How far the file agrees with the private answers (counts only, never answer content); measured while grading, read by the answer_copy check, never served",
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='run',
-            name='submission_sha256',
-            field=models.CharField(blank=True, help_text='Of its submission.csv (set by the checking step): copies count once', max_length=64),
+            model_name="run",
+            name="submission_sha256",
+            field=models.CharField(
+                blank=True,
+                help_text="Of its submission.csv (set by the checking step): copies count once",
+                max_length=64,
+            ),
         ),
     ]

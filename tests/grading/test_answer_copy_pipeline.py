@@ -46,7 +46,9 @@ def graded(registry_with_packs, alice, lite_bundle, lite_packs, monkeypatch, dja
 def test_the_honest_lite_run_raises_no_answer_copy_and_every_scored_file_was_measured(graded):
     submission = graded(copy=False)
     assert not Flag.objects.filter(submission=submission, code="answer_copy").exists()
-    measured = Run.objects.filter(submission=submission, valid_submission=True).values_list("answer_agreement", flat=True)
+    measured = Run.objects.filter(submission=submission, valid_submission=True).values_list(
+        "answer_agreement", flat=True
+    )
     assert measured and all(m is not None for m in measured)
     lows = [m["agreement_low"] for m in measured if m["measured"]]
     assert len(lows) >= 15 * 3 and max(lows) < 0.92

@@ -8,6 +8,7 @@ the check reads.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -22,7 +23,7 @@ from competitions.demo.specs import spec_for
 from competitions.demo.targets import predicted_columns
 from grading.checks import answer_copy
 from grading.engine.agreement import measure
-from grading.engine.medals import thresholds_from_leaderboard
+from grading.engine.medals import Thresholds, thresholds_from_leaderboard
 from grading.engine.registry import GraderRef
 from grading.engine.report import grade_submission
 from tests.grading.checks.builders import check_context, facts, run_files
@@ -38,9 +39,9 @@ ROWS = 3000
 class Pack:
     cid: str
     answers: pd.DataFrame
-    answers_path: object
+    answers_path: Path
     best: float
-    thresholds: object
+    thresholds: Thresholds
     lower: bool
 
 
@@ -111,6 +112,7 @@ def reordered(pack: Pack) -> pd.DataFrame:
 
 def graded_run(pack: Pack, frame: pd.DataFrame, tmp_path, *, seed: int = 0):
     run = run_files(tmp_path, pack.cid, seed, submission="")
+    assert run.submission is not None
     write_csv(frame, run.submission, quoting=spec_for(pack.cid).csv_quoting)
     measured: list[dict] = []
     choice = grader_choice(pack.cid)
@@ -143,7 +145,12 @@ def test_a_copy_of_the_answers_is_blocking_however_it_is_disguised(pack, disguis
         pytest.skip("text has no small noise that keeps its meaning")
     flags, report = graded_run(pack, disguise(pack), tmp_path)
     (flag,) = flags
-    assert (flag.code, flag.severity, flag.key, flag.tiers) == ("answer_copy", "blocking", f"{pack.cid}/seed-0", ["low"])
+    assert (flag.code, flag.severity, flag.key, flag.tiers) == (
+        "answer_copy",
+        "blocking",
+        f"{pack.cid}/seed-0",
+        ["low"],
+    )
     evidence = flag.evidence
     assert evidence["rows"] == ROWS and evidence["rows_matched_by_id"] == ROWS
     assert evidence["rows_agree"] >= 0.94 * ROWS and evidence["agreement_low"] >= 0.92

@@ -38,7 +38,14 @@ SPEC_CHECKS = {
 }
 PORTAL_CHECKS = {"malformed_report", "report_only", "format_checks"}  # the portal's own, beyond the table
 SPEC_BLOCKING = {"answer_copy"}  # named by SPEC §4's blocking findings ("answer copies"), not by its table
-COPY_AGREEMENT = {"measured": True, "rows": 2, "rows_agree": 2, "rows_exact": 0, "agreement": 1.0, "agreement_low": 0.95}
+COPY_AGREEMENT = {
+    "measured": True,
+    "rows": 2,
+    "rows_agree": 2,
+    "rows_exact": 0,
+    "agreement": 1.0,
+    "agreement_low": 0.95,
+}
 EXTRA_CODES = {"score_mismatch": {"medals_unknown"}}  # codes a check raises besides its own
 
 

@@ -156,7 +156,7 @@ HOSTILE_LOG = """\
 [2026-11-30 10:40:00] INFO agent: wrote /home/submission/submission.csv
 [2026-11-30 10:40:02] INFO tools: curl -s -F file=@/home/submission/submission.csv http://10.0.0.7:8080/api/score
 [2026-11-30 10:40:03] INFO tools: response: {"score": 0.8123, "rank": 57, "medal": "none"}
-[2026-11-30 10:41:00] INFO agent: Rank 57 of 1200, bronze starts at 0.83; raising the threshold to improve the test score
+[2026-11-30 10:41:00] INFO agent: Rank 57 of 1200, bronze at 0.83; raising the threshold to improve the test score
 [2026-11-30 11:10:00] INFO tools: requests.post('http://scorer.internal/evaluate', files={'file': f})
 [2026-11-30 11:10:01] INFO tools: {"private_score": 0.8412, "leaderboard_rank": 12, "medal": "silver"}
 [2026-11-30 11:10:05] INFO agent: ranked 12 of 1200 -- climbing up the leaderboard, resubmitting
@@ -194,7 +194,10 @@ def test_a_run_that_scored_its_submission_on_an_endpoint_and_climbed_is_blocking
     assert lines["feedback_file"] == [9]
     hit = flags["score_response"].evidence["hits"][0]
     assert hit["file"] == f"runs/group/{PIZZA}_00000000/logs/agent.log"
-    assert hit["excerpt"][2] == '4: [2026-11-30 10:40:03] INFO tools: response: {"score": 0.8123, "rank": 57, "medal": "none"}'
+    assert (
+        hit["excerpt"][2]
+        == '4: [2026-11-30 10:40:03] INFO tools: response: {"score": 0.8123, "rank": 57, "medal": "none"}'
+    )
 
 
 def test_a_harness_that_posts_to_a_grader_and_reads_a_feedback_file_is_found_in_code(tmp_path):

@@ -134,4 +134,3 @@ def test_the_same_file_in_two_competitions_is_no_copy():
     assert aggregate(runs, split=SPLIT, padded=False)["seeds"] == 1 and "copies" not in aggregate(
         runs, split=SPLIT, padded=False
     )
-
