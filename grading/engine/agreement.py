@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 REL_TOLERANCE = 0.02
 SCALE_TOLERANCE = 0.02
@@ -43,11 +45,27 @@ def not_measured(reason: str) -> dict[str, Any]:
     return {"measured": False, "reason": reason, "version": MEASURE_VERSION}
 
 
-def _keys(column: pd.Series) -> pd.Index:
-    values = column.to_numpy()
-    if pd.api.types.is_float_dtype(column) and np.all(np.isfinite(values)) and np.all(values == np.round(values)):
-        values = values.astype(np.int64)  # "12.0" in one file and "12" in the other are the same id
-    return pd.Index(_text(pd.Series(values)))
+def _text(column: pd.Series) -> pa.Array:
+    """Strings as compared (Arrow, vectorised): stripped, a missing cell as the empty string."""
+    try:
+        values = pa.array(column, from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):  # mixed Python objects
+        values = pa.array(column.astype(object).where(column.notna(), "").astype(str).tolist(), pa.string())
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        values = pc.cast(values, pa.string())
+    return pc.utf8_trim_whitespace(pc.fill_null(values, ""))
+
+
+def _keys(column: pd.Series) -> pa.Array:
+    if pd.api.types.is_float_dtype(column):
+        values = column.to_numpy(dtype=float)
+        if np.all(np.isfinite(values)) and np.all(values == np.round(values)):
+            column = pd.Series(values.astype(np.int64))  # "12.0" in one file and "12" in the other are one id
+    return _text(column)
+
+
+def _same(left: pa.Array, right: pa.Array) -> np.ndarray:
+    return pc.equal(left, right).to_numpy(zero_copy_only=False)
 
 
 def rounding_step(values: np.ndarray, *, sample: int = 10_000) -> float:
@@ -63,8 +81,7 @@ def rounding_step(values: np.ndarray, *, sample: int = 10_000) -> float:
     return 0.0
 
 
-def _agree_numbers(theirs: pd.Series, truth: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
-    predicted = pd.to_numeric(theirs, errors="coerce").to_numpy(dtype=float)
+def _agree_numbers(predicted: np.ndarray, truth: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
     both_missing = np.isnan(predicted) & np.isnan(truth)
     step = rounding_step(predicted)
     with np.errstate(invalid="ignore"):
@@ -72,16 +89,6 @@ def _agree_numbers(theirs: pd.Series, truth: np.ndarray, scale: float) -> tuple[
         close = np.abs(predicted - truth) <= tolerance
         exact = predicted == truth
     return close | both_missing, exact | both_missing
-
-
-def _text(column: pd.Series) -> np.ndarray:
-    """Strings as compared: stripped, a missing cell as the empty string (NaN never equals itself)."""
-    values = column.astype(object)
-    return values.where(values.notna(), "").astype(str).str.strip().to_numpy(dtype=object)
-
-
-def _agree_text(theirs: pd.Series, truth: np.ndarray) -> np.ndarray:
-    return _text(theirs) == truth
 
 
 def measure(submission: pd.DataFrame, answers: Any, *, id_column: str = "") -> dict[str, Any]:
@@ -101,36 +108,41 @@ def measure(submission: pd.DataFrame, answers: Any, *, id_column: str = "") -> d
     values = [c for c in shared if c != id_answers]
     if not values:
         return not_measured("the submission and the answers share no column besides the id")
-    answer_keys = _keys(answers[id_answers])
-    if not answer_keys.is_unique:
+    # One hash pass over both id columns: each id's code, then the submission row of each answers row (the
+    # first of repeated ids), -1 where it has none.
+    rows, theirs_rows = len(answers), len(submission)
+    keys = pa.chunked_array([_keys(answers[id_answers]), _keys(submission[by_name[wanted]])])
+    codes = pc.dictionary_encode(keys).combine_chunks().indices.to_numpy(zero_copy_only=False)
+    answer_codes, submission_codes = codes[:rows], codes[rows:]
+    if rows and np.bincount(answer_codes).max() > 1:
         return not_measured("ids repeat in the answers, so rows cannot be matched by id")
-    submission_keys = _keys(submission[by_name[wanted]])
-    first = ~submission_keys.duplicated()
-    position = pd.Index(submission_keys[first]).get_indexer(answer_keys)
+    row_of = np.full(int(codes.max(initial=-1)) + 1, -1, dtype=np.int64)
+    row_of[submission_codes[::-1]] = np.arange(theirs_rows - 1, -1, -1)  # the first occurrence is written last
+    position = row_of[answer_codes]
     matched = position >= 0
-    rows = len(answers)
-    kept = submission.loc[first]
     take = np.where(matched, position, 0)
+    roll = np.roll(np.arange(rows), rows // 2 if rows > 1 else 0)  # another row's answer, for chance
 
-    shift = rows // 2 if rows > 1 else 0
     agree = matched.copy()
     exact = matched.copy()
     by_chance = matched.copy()
     kinds: dict[str, int] = {"numbers": 0, "text": 0}
     for column in values if matched.any() else []:
-        theirs = kept[by_name[_norm(column)]].iloc[take].reset_index(drop=True)
+        theirs = submission[by_name[_norm(column)]]
         truth = answers[column]
         if pd.api.types.is_numeric_dtype(truth) and not pd.api.types.is_bool_dtype(truth):
+            predicted = pd.to_numeric(theirs, errors="coerce").to_numpy(dtype=float)[take]
             truth_values = truth.to_numpy(dtype=float)
             finite = truth_values[np.isfinite(truth_values)]
             scale = float(np.std(finite)) if len(finite) else 0.0
-            close, same = _agree_numbers(theirs, truth_values, scale)
-            chance, _ = _agree_numbers(theirs, np.roll(truth_values, shift), scale)
+            close, same = _agree_numbers(predicted, truth_values, scale)
+            chance, _ = _agree_numbers(predicted, truth_values[roll], scale)
             kinds["numbers"] += 1
         else:
+            predicted_text = pc.take(_text(theirs), pa.array(take))
             truth_text = _text(truth)
-            close = same = _agree_text(theirs, truth_text)
-            chance = _agree_text(theirs, np.roll(truth_text, shift))
+            close = same = _same(predicted_text, truth_text)
+            chance = _same(predicted_text, pc.take(truth_text, pa.array(roll)))
             kinds["text"] += 1
         agree &= close
         exact &= same
