@@ -51,8 +51,10 @@ def _text(column: pd.Series) -> pa.Array:
         values = pa.array(column, from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError):  # mixed Python objects
         values = pa.array(column.astype(object).where(column.notna(), "").astype(str).tolist(), pa.string())
-    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
-        values = pc.cast(values, pa.string())
+    if isinstance(values, pa.ChunkedArray):  # pandas' Arrow strings come in many chunks
+        values = values.combine_chunks()
+    if not pa.types.is_large_string(values.type):
+        values = pc.cast(values, pa.large_string())
     return pc.utf8_trim_whitespace(pc.fill_null(values, ""))
 
 
@@ -111,14 +113,18 @@ def measure(submission: pd.DataFrame, answers: Any, *, id_column: str = "") -> d
     # One hash pass over both id columns: each id's code, then the submission row of each answers row (the
     # first of repeated ids), -1 where it has none.
     rows, theirs_rows = len(answers), len(submission)
-    keys = pa.chunked_array([_keys(answers[id_answers]), _keys(submission[by_name[wanted]])])
-    codes = pc.dictionary_encode(keys).combine_chunks().indices.to_numpy(zero_copy_only=False)
-    answer_codes, submission_codes = codes[:rows], codes[rows:]
-    if rows and np.bincount(answer_codes).max() > 1:
-        return not_measured("ids repeat in the answers, so rows cannot be matched by id")
-    row_of = np.full(int(codes.max(initial=-1)) + 1, -1, dtype=np.int64)
-    row_of[submission_codes[::-1]] = np.arange(theirs_rows - 1, -1, -1)  # the first occurrence is written last
-    position = row_of[answer_codes]
+    answer_keys, submission_keys = _keys(answers[id_answers]), _keys(submission[by_name[wanted]])
+    if rows == theirs_rows and pc.all(pc.equal(answer_keys, submission_keys)).as_py() is not False:
+        position = np.arange(rows)  # the same ids in the same order: row by row, no hashing
+    else:
+        codes = pc.dictionary_encode(pa.concat_arrays([answer_keys, submission_keys])).indices
+        codes = codes.to_numpy(zero_copy_only=False)
+        answer_codes, submission_codes = codes[:rows], codes[rows:]
+        if rows and np.bincount(answer_codes).max() > 1:
+            return not_measured("ids repeat in the answers, so rows cannot be matched by id")
+        row_of = np.full(int(codes.max(initial=-1)) + 1, -1, dtype=np.int64)
+        row_of[submission_codes[::-1]] = np.arange(theirs_rows - 1, -1, -1)  # the first occurrence, written last
+        position = row_of[answer_codes]
     matched = position >= 0
     take = np.where(matched, position, 0)
     roll = np.roll(np.arange(rows), rows // 2 if rows > 1 else 0)  # another row's answer, for chance
