@@ -49,6 +49,9 @@ def main() -> None:
     from grading.engine.registry import GraderRef
     from grading.engine.report import grade_submission
 
+    def measured_too(submission: pd.DataFrame, answers: object) -> None:
+        measure(submission, answers, id_column="id")
+
     answers_path, same, shuffled = files(args.rows)
     answers = csvio.load_answers(answers_path)
     grader = GraderRef("rmse", {"id_column": "id", "target_column": "value"})
@@ -65,7 +68,7 @@ def main() -> None:
                     grader=grader,
                     leaderboard_scores=[0.1, 0.2, 0.3],
                     answers=answers,
-                    inspect=(lambda sub, ans: measure(sub, ans, id_column="id")) if measured else None,
+                    inspect=measured_too if measured else None,
                 )
                 best = min(best, time.perf_counter() - started)
             print(f"  {label:10} {'grade + measure' if measured else 'grade':16} {best:6.2f} s")
