@@ -117,6 +117,15 @@ class Run(models.Model):
     score = models.FloatField(null=True, blank=True)
     valid_submission = models.BooleanField(default=False)
     any_medal = models.BooleanField(default=False)
+    answer_agreement = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="How far the file agrees with the private answers (counts only, never answer content); "
+        "measured while grading, read by the answer_copy check, never served",
+    )
+    submission_sha256 = models.CharField(
+        max_length=64, blank=True, help_text="Of its submission.csv (set by the checking step): copies count once"
+    )
 
     class Meta:
         ordering = ["competition__slug", "seed"]

@@ -8,6 +8,7 @@ log and code scanner; ``patterns`` what it looks for.
 from collections.abc import Callable
 
 from grading.checks import (
+    answer_copy,
     benchmark_version,
     duplicate_submissions,
     format_checks,
@@ -48,6 +49,7 @@ CHECKS: dict[str, Check] = {
     "missing_submission": missing_submission.check,
     "duplicate_submissions": duplicate_submissions.check,
     "implausible_score": implausible_score.check,
+    "answer_copy": answer_copy.check,
     "runtime_over_budget": runtime_over_budget.check,
     "nonstandard_resources": nonstandard_resources.check,
     "benchmark_version": benchmark_version.check,

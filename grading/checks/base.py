@@ -21,3 +21,4 @@ class GradedRun:
     has_file: bool
     claimed: dict | None
     regraded: dict
+    submission_sha256: str = ""  # of its submission.csv; empty without one (copies across seeds count once)

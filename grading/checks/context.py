@@ -15,6 +15,7 @@ from typing import Any
 from grading.bundles.manifest import Manifest
 from grading.checks.base import GradedRun
 from grading.checks.scan import ScanResult, scan_files, walk_files
+from grading.engine.hashing import file_sha256
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -30,6 +31,7 @@ class CheckSettings:
     code_similarity: float = 0.9  # difflib ratio from which two teams' code for a competition is near-identical
     code_compare_chars: int = 50_000  # of each run's code, normalised, kept for cross-team comparison
     runtime_tolerance: float = 0.1  # a run may exceed the declared runtime by this share before it is flagged
+    answer_copy_agreement: float = 0.92  # answer_copy: the lower bound of the chance-corrected row agreement
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -45,8 +47,13 @@ class RunFiles:
     regraded: dict = field(default_factory=dict)
     grading_error: str = ""  # the server failed to grade it (ours): no re-grade, and no claim to compare with it
 
+    agreement: Mapping[str, Any] | None = None  # measured against the private answers while grading
+
     @property
-    def graded(self) -> GradedRun:
+    def key(self) -> str:
+        return f"{self.competition_id}/seed-{self.seed}"
+
+    def graded_with(self, *, submission_sha256: str = "") -> GradedRun:
         return GradedRun(
             competition_id=self.competition_id,
             seed=self.seed,
@@ -54,7 +61,12 @@ class RunFiles:
             has_file=self.submission is not None,
             claimed=self.claimed,
             regraded=self.regraded,
+            submission_sha256=submission_sha256,
         )
+
+    @property
+    def graded(self) -> GradedRun:
+        return self.graded_with()
 
     def log_files(self) -> list[Path]:
         if self.folder is None:
@@ -123,7 +135,19 @@ class CheckContext:
 
     @property
     def graded(self) -> list[GradedRun]:
-        return [run.graded for run in self.runs]
+        """The runs as the score and seed checks see them, each with its submission's SHA-256."""
+        hashes = self.submission_hashes()
+        return [run.graded_with(submission_sha256=hashes.get(run.key, "")) for run in self.runs]
+
+    def submission_hashes(self) -> dict[str, str]:
+        """run key ("competition/seed-N") -> SHA-256 of its submission file, computed once per context."""
+        if "submission_hashes" not in self.cache:
+            self.cache["submission_hashes"] = {
+                run.key: file_sha256(run.submission)
+                for run in self.runs
+                if run.submission is not None and run.submission.is_file()
+            }
+        return self.cache["submission_hashes"]
 
     @property
     def seeds_declared(self) -> int:

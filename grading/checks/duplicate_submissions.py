@@ -8,7 +8,6 @@ import re
 
 from grading.checks.base import FlagData
 from grading.checks.context import CheckContext, RunFiles
-from grading.engine.hashing import file_sha256
 
 CODE_SUFFIXES = (".py", ".ipynb", ".sh", ".r", ".jl")
 _COMMENT = re.compile(r"#[^\n]*|\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''")
@@ -38,13 +37,7 @@ def normalised_code(run: RunFiles, *, limit: int) -> str:
 
 def submission_hashes(context: CheckContext) -> dict[str, str]:
     """run key -> sha256 of its submission file (computed once per context)."""
-    if "submission_hashes" not in context.cache:
-        context.cache["submission_hashes"] = {
-            run_key(run): file_sha256(run.submission)
-            for run in context.runs
-            if run.submission is not None and run.submission.is_file()
-        }
-    return context.cache["submission_hashes"]
+    return context.submission_hashes()
 
 
 def codes(context: CheckContext) -> dict[str, str]:

@@ -1,10 +1,45 @@
-"""insufficient_seeds: fewer than MIN_SEEDS complete seeds for a tier."""
+"""insufficient_seeds: fewer than MIN_SEEDS complete seeds for a tier.
+
+Seeds are distinct runs (SPEC §4): a run whose submission.csv is byte-identical to that of an earlier seed
+of the same competition is a copy and counts once, here, in padded_seeds and in the aggregation's SEM. A
+tier's *complete seeds* are then the fewest distinct runs any of its competitions has (a run that made no
+submission is a run all the same; only identical files are copies).
+"""
 
 from collections import Counter
 
 from grading.checks.base import FlagData, GradedRun
 from grading.checks.comparability import MIN_SEEDS
 from grading.checks.context import CheckContext
+
+
+def distinct_runs(runs: list[GradedRun]) -> tuple[list[GradedRun], list[GradedRun]]:
+    """(counted, copies): of runs of one competition with byte-identical submissions, the lowest seed is
+    counted and the others are copies."""
+    seen: set[tuple[str, str]] = set()
+    counted, copies = [], []
+    for run in sorted(runs, key=lambda r: (r.competition_id, r.seed)):
+        same = (run.competition_id, run.submission_sha256)
+        if run.submission_sha256 and same in seen:
+            copies.append(run)
+            continue
+        seen.add(same)
+        counted.append(run)
+    return counted, copies
+
+
+def distinct_counts(runs: list[GradedRun]) -> Counter:
+    """Distinct runs per competition: what the seed rules count."""
+    return Counter(run.competition_id for run in distinct_runs(runs)[0])
+
+
+def copies_table(runs: list[GradedRun], members: list[str]) -> dict[str, list[int]]:
+    """The seeds of each competition whose submission copies an earlier seed's (only those that have any)."""
+    table: dict[str, list[int]] = {}
+    for run in distinct_runs(runs)[1]:
+        if run.competition_id in members:
+            table.setdefault(run.competition_id, []).append(run.seed)
+    return table
 
 
 def seed_table(runs: list[GradedRun], members: list[str]) -> dict[str, list[int]]:
@@ -17,21 +52,31 @@ def seed_table(runs: list[GradedRun], members: list[str]) -> dict[str, list[int]
 
 
 def insufficient_seeds(*, runs: list[GradedRun], split_members: dict[str, list[str]]) -> list[FlagData]:
-    counts = Counter(run.competition_id for run in runs)
+    counted = distinct_runs(runs)[0]
+    counts = Counter(run.competition_id for run in counted)
     flags = []
     for tier, members in split_members.items():
         complete = min((counts[cid] for cid in members), default=0)
         if complete < MIN_SEEDS:
-            table = seed_table(runs, members)
+            table = seed_table(counted, members)
             fewest = {cid: seeds for cid, seeds in table.items() if len(seeds) < MIN_SEEDS}
+            evidence: dict = {"complete_seeds": complete, "min_seeds": MIN_SEEDS, "seeds_per_competition": fewest}
+            message = f"{tier} has {complete} complete seed(s); a comparable entry needs at least {MIN_SEEDS}."
+            copies = copies_table(runs, members)
+            if copies:
+                evidence["copied_seeds"] = copies
+                message += (
+                    f" {sum(map(len, copies.values()))} run(s) submitted a file byte-identical to an earlier "
+                    "seed's and count once."
+                )
             flags.append(
                 FlagData(
                     code="insufficient_seeds",
                     severity="warning",
                     key=tier,
                     tiers=[tier],
-                    message=f"{tier} has {complete} complete seed(s); a comparable entry needs at least {MIN_SEEDS}.",
-                    evidence={"complete_seeds": complete, "min_seeds": MIN_SEEDS, "seeds_per_competition": fewest},
+                    message=message,
+                    evidence=evidence,
                 )
             )
     return flags

@@ -11,6 +11,12 @@ Two aggregates are made for every tier, and both are stored:
 * **padded**: as many seeds as the competition with the most runs has, a missing run counting as a
   failure (MLE-bench's ``--pad-missing``). The board marks a cell that uses it.
 
+Seeds are distinct runs (SPEC §4): a run whose submission file is byte-identical to that of an earlier seed
+of the same competition (``submission_sha256``) is a copy and is left out, as if that seed had no run of the
+competition. So three identical seeds are one complete seed (SEM 0), and a padded seed counts a copy as a
+failure. The aggregate says how many runs it left out as copies (``copies``, only when there are any) and
+how many seeds it would have counted had copies counted (``seeds_with_copies``).
+
 A run of a competition with no leaderboard yet has unknown medals; it counts as no medal, as MLE-bench
 would count its false flags, and the aggregate says how many of its runs were such
 (``medals_unknown_runs``, only when there are any), so the figure is never silently too low.
@@ -20,7 +26,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-AGGREGATION_VERSION = "2026.11-1"
+AGGREGATION_VERSION = "2026.12-1"  # copies across seeds count once
 FIELDS = ("any_medal", "gold", "silver", "bronze", "above_median", "valid_submission", "submission_exists")
 CI_Z = 1.96
 
@@ -36,6 +42,7 @@ class RunOutcome:
     bronze: bool
     above_median: bool
     medals_known: bool = True
+    submission_sha256: str = ""  # empty: no file, or not known; never a copy
 
     @property
     def any_medal(self) -> bool:
@@ -60,18 +67,35 @@ def seed_percentages(outcomes: Iterable[RunOutcome], *, split: Sequence[str]) ->
     return {name: counts[name] / len(split) * 100 for name in FIELDS}
 
 
+def without_copies(outcomes: Iterable[RunOutcome]) -> tuple[list[RunOutcome], list[RunOutcome]]:
+    """(distinct, copies): of the runs of one competition with the same submission file, the lowest seed's is
+    kept and the others are copies."""
+    seen: set[tuple[str, str]] = set()
+    distinct, copies = [], []
+    for run in sorted(outcomes, key=lambda r: (r.competition_id, r.seed)):
+        same = (run.competition_id, run.submission_sha256)
+        if run.submission_sha256 and same in seen:
+            copies.append(run)
+            continue
+        seen.add(same)
+        distinct.append(run)
+    return distinct, copies
+
+
 def seeds_of(
-    outcomes: Iterable[RunOutcome], *, split: Sequence[str], padded: bool
+    outcomes: Iterable[RunOutcome], *, split: Sequence[str], padded: bool, count_copies: bool = False
 ) -> list[tuple[int, list[RunOutcome]]]:
     """The seeds the aggregate counts, each with its runs of the split's competitions (a padded seed's missing
     runs are absent: they count as failures).
 
-    Complete: seeds in which every split competition has a run. Padded: as many seeds as the split competition
-    with the most runs has, in seed order; missing runs fail.
+    Complete: seeds in which every split competition has a distinct run. Padded: as many seeds as the split
+    competition with the most distinct runs has, in seed order; missing runs and copies fail.
+    ``count_copies`` counts copies as runs (only to say what the copies would have added).
     """
     members = set(split)
+    runs_in = list(outcomes) if count_copies else without_copies(outcomes)[0]
     by_seed: dict[int, dict[str, RunOutcome]] = {}
-    for run in outcomes:
+    for run in runs_in:
         if run.competition_id in members:
             by_seed.setdefault(run.seed, {})[run.competition_id] = run
     if padded:
@@ -89,6 +113,7 @@ def per_seed(outcomes: Iterable[RunOutcome], *, split: Sequence[str], padded: bo
 
 def aggregate(outcomes: Iterable[RunOutcome], *, split: Sequence[str], padded: bool) -> dict | None:
     """The AGG of SPEC §6 for one tier, or None when no seed qualifies (see seeds_of)."""
+    outcomes = list(outcomes)
     seeds = seeds_of(outcomes, split=split, padded=padded)
     if not seeds:
         return None
@@ -96,6 +121,11 @@ def aggregate(outcomes: Iterable[RunOutcome], *, split: Sequence[str], padded: b
     result: dict = {"seeds": len(seeds)}
     for name in FIELDS:
         result[name] = _stats([row[name] for row in rows])
+    members = set(split)
+    copies = [run for run in without_copies(outcomes)[1] if run.competition_id in members]
+    if copies:
+        result["copies"] = len(copies)
+        result["seeds_with_copies"] = len(seeds_of(outcomes, split=split, padded=padded, count_copies=True))
     unknown = sorted({run.competition_id for _, runs in seeds for run in runs if not run.medals_known})
     if unknown:
         result["medals_unknown_runs"] = sum(not run.medals_known for _, runs in seeds for run in runs)

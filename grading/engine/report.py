@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -28,6 +28,8 @@ from grading.engine import csvio
 from grading.engine.errors import AnswersProblem, InvalidSubmission
 from grading.engine.medals import MedalsUnknown, Thresholds, medals_for, thresholds_from_leaderboard
 from grading.engine.registry import GraderRef, get_grader, run_grader
+
+Inspector = Callable[[pd.DataFrame, Any], None]
 
 # Long enough for "missing 1234 ids, e.g. ..." with examples, short enough for a results table.
 MAX_REASON_CHARS = 2000
@@ -145,6 +147,7 @@ def grade_submission(
     honest_max_bytes: int | None = None,
     display_path: str | None = None,
     created_at: datetime | None = None,
+    inspect: Inspector | None = None,
 ) -> CompetitionReport:
     """Grade one submission file into an MLE-bench competition report. Never raises for a bad file.
 
@@ -156,6 +159,8 @@ def grade_submission(
     to write as ``submission_path`` (e.g. the path inside the bundle rather than on the server).
     ``honest_max_bytes`` is the largest size an honest submission to the competition can reach
     (:mod:`grading.engine.submission_size`); the size limit derived from the answers is raised to it.
+    ``inspect(submission, answers)`` is called with the parsed frames once a file is scored (the answer-copy
+    measure reads them there rather than parsing the file twice).
     """
     if (leaderboard_scores is None) == (thresholds is None):
         raise TypeError("pass exactly one of leaderboard_scores and thresholds")
@@ -182,6 +187,7 @@ def grade_submission(
             grader=grader,
             max_bytes=max_bytes,
             max_line_bytes=max_line_bytes,
+            inspect=inspect,
         )
 
     known_limits = limits if isinstance(limits, Thresholds) else None
@@ -217,6 +223,7 @@ def _score(
     grader: GraderRef,
     max_bytes: int,
     max_line_bytes: int,
+    inspect: Inspector | None = None,
 ) -> tuple[float | None, str | None]:
     # MLE-bench turns any exception inside grading into a null score; so do we, but with a reason.
     try:
@@ -229,16 +236,20 @@ def _score(
         answers = csvio.load_answers(answers_path)
     theirs = answers.copy(deep=False) if isinstance(answers, pd.DataFrame) else list(answers)
     try:
-        raw = run_grader(grader, submission, theirs)
+        # Copy-on-write: a shallow copy keeps whatever the grader does to its frame from the inspector's.
+        raw = run_grader(grader, submission.copy(deep=False) if inspect else submission, theirs)
         # round() on the value as returned, like MLE-bench: a numpy float rounds with numpy's
         # algorithm, a Python float with Python's, and the two differ on ties such as 5e-06.
-        return float(round(raw, 5)), None
+        score = float(round(raw, 5))
     except InvalidSubmission as exc:
         return None, _clip(str(exc) or "the submission is invalid")
     except AnswersProblem:
         raise  # our answers or configuration are wrong: never the team's fault
     except Exception as exc:  # noqa: BLE001 - every grading failure is an invalid submission, not a crash
         return None, _clip(f"the grader could not score this file: {type(exc).__name__}: {exc}")
+    if inspect is not None:
+        inspect(submission, answers)
+    return score, None
 
 
 def _is_csv_file(path: Path) -> bool:

@@ -56,6 +56,7 @@ def run_outcome(run: Run, *, claimed: bool = False) -> RunOutcome:
         bronze=bool(report.get("bronze_medal")),
         above_median=bool(report.get("above_median")),
         medals_known=report.get("medals_known", True),
+        submission_sha256=run.submission_sha256,
     )
 
 
@@ -67,9 +68,10 @@ def submission_finish(*, submission_id: int) -> None:
         return
     runs = list(Run.objects.filter(submission=submission).select_related("competition"))
     members = tier_members(benchmark_id=submission.benchmark_id, tiers=tiers_of_split(submission.split))
+    context = check_context(submission=submission, runs=runs, members=members)
+    _hashes_store(runs=runs, hashes=context.submission_hashes())
     # A run we failed to grade counts for nothing (neither the team's failure nor a result) until it is re-graded.
     outcomes = [run_outcome(run, claimed=submission.report_only) for run in runs if not run.grading_error]
-    context = check_context(submission=submission, runs=runs, members=members)
     flags = checks.run_checks(context)
     _index_write(submission=submission, context=context)
 
@@ -90,6 +92,17 @@ def submission_finish(*, submission_id: int) -> None:
         submission_publish_if_ready(submission_id=submission_id)
         if not Submission.objects.filter(pk=submission_id, status=S.CHECKING).exists():
             transaction.on_commit(lambda: submission_notify(submission_id=submission_id))
+
+
+def _hashes_store(*, runs: list[Run], hashes: dict[str, str]) -> None:
+    """Each run's submission SHA-256, so the aggregation (here and on the board) counts copies once."""
+    changed = []
+    for run in runs:
+        digest = hashes.get(f"{run.competition.slug}/seed-{run.seed}", "")
+        if digest != run.submission_sha256:
+            run.submission_sha256 = digest
+            changed.append(run)
+    Run.objects.bulk_update(changed, ["submission_sha256"], batch_size=1000)
 
 
 def flag_fingerprint(flag: checks.FlagData) -> str:
@@ -160,6 +173,7 @@ def check_context(*, submission: Submission, runs: list[Run], members: dict[str,
                 claimed=None if run.grading_error else run.claimed,
                 regraded=run.regraded or {},
                 grading_error=run.grading_error,
+                agreement=run.answer_agreement,
             )
         )
     benchmark = submission.benchmark
@@ -186,6 +200,7 @@ def check_settings() -> CheckSettings:
         implausible_margin=settings.CHECK_IMPLAUSIBLE_MARGIN_PERCENT / 100,
         code_similarity=settings.CHECK_CODE_SIMILARITY_PERCENT / 100,
         runtime_tolerance=settings.CHECK_RUNTIME_TOLERANCE_PERCENT / 100,
+        answer_copy_agreement=settings.CHECK_ANSWER_COPY_AGREEMENT_PERCENT / 100,
     )
 
 

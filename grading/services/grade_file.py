@@ -9,7 +9,7 @@ from typing import Any
 from competitions.answers_cache import answers_cache_file, answers_load
 from competitions.models import Competition
 from competitions.selectors import grading_setup
-from grading.engine import format_check
+from grading.engine import agreement, format_check
 from grading.engine.report import CompetitionReport, grade_submission
 
 logger = logging.getLogger(__name__)
@@ -51,8 +51,27 @@ def grade_file(
 ) -> CompetitionReport:
     """Re-grade one submission.csv. Bad files give an invalid report with a reason; a competition without
     answers or grader raises NotGradable, one without a leaderboard is graded with its medals unknown."""
+    return grade_run_file(
+        competition=competition, submission_path=submission_path, display_path=display_path, measure=False
+    )[0]
+
+
+def grade_run_file(
+    *, competition: Competition, submission_path: Path | None, display_path: str | None = None, measure: bool = True
+) -> tuple[CompetitionReport, dict | None]:
+    """grade_file, and how far a scored file agrees with the private answers (grading.engine.agreement;
+    None when the file was not scored). Only counts come out; a measure that fails never fails the grade."""
     answers_path, grader, medal_rule = grading_setup(competition)
-    return grade_submission(
+    measured: list[dict] = []
+
+    def inspect(submission: Any, answers: Any) -> None:
+        try:
+            measured.append(agreement.measure(submission, answers, id_column=competition.id_column))
+        except Exception as exc:  # noqa: BLE001 - the measure is a check's input, never a reason to fail grading
+            logger.warning("answer agreement of %s not measured: %s", competition.slug, type(exc).__name__)
+            measured.append(agreement.not_measured(f"the measure failed ({type(exc).__name__})"))
+
+    report = grade_submission(
         competition_id=competition.slug,
         submission_path=submission_path,
         answers_path=answers_path,
@@ -62,7 +81,9 @@ def grade_file(
         # Whatever intake accepted as honest must not be refused as too large here.
         honest_max_bytes=competition.pack.max_submission_bytes,
         display_path=display_path,
+        inspect=inspect if measure else None,
     )
+    return report, (measured[0] if measured else None)
 
 
 class FormatCheckFailed(Exception):

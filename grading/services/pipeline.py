@@ -20,7 +20,7 @@ from grading.engine import GRADER_VERSION
 from grading.engine.safe_json import NAN_MARKER, storable_report
 from grading.models import Run, Submission
 from grading.services import scheduling
-from grading.services.grade_file import grade_file
+from grading.services.grade_file import grade_run_file
 from grading.services.submissions import (
     submission_bundle_root,
     submission_files_delete,
@@ -92,19 +92,21 @@ def run_grade(*, run_id: int, redelivered: bool = False) -> None:
     if scheduling.run_claim(run_id=run_id, redelivered=redelivered):
         scheduling.runs_dispatch()  # the place this run held in the queue goes to the next one
         path = submission_bundle_root(run.submission) / run.submission_file if run.submission_file else None
+        measured = None
         try:
-            report = grade_file(
+            graded, measured = grade_run_file(
                 competition=run.competition, submission_path=path, display_path=run.submission_file or None
-            ).to_dict(with_reason=True)
+            )
+            report = graded.to_dict(with_reason=True)
         except NotGradable as exc:
             report = invalid_run_report(run, str(exc))
-        _run_record(run, report)
+        _run_record(run, report, agreement=measured)
         scheduling.runs_dispatch()
     submission_maybe_finish(submission_id=run.submission_id)
 
 
-def _run_record(run: Run, report: dict) -> None:
-    """Store a run's result unless one already landed, and count it once."""
+def _run_record(run: Run, report: dict, *, agreement: dict | None = None) -> None:
+    """Store a run's result (and its agreement with the answers) unless one already landed; count it once."""
     report = storable_report(report)
     with transaction.atomic():
         landed = (
@@ -118,6 +120,7 @@ def _run_record(run: Run, report: dict) -> None:
                 any_medal=report["any_medal"],
                 graded_at=timezone.now(),
                 grader_version=GRADER_VERSION,
+                answer_agreement=agreement,
             )
         )
         if landed:

@@ -16,13 +16,13 @@ def main() -> None:
     django.setup()
     from grading.services import pipeline
 
-    grade_file, delay = pipeline.grade_file, float(os.environ["TEST_GRADING_DELAY"])
+    grade_run_file, delay = pipeline.grade_run_file, float(os.environ["TEST_GRADING_DELAY"])
 
-    def slow_grade_file(**kwargs):
+    def slow_grade_run_file(**kwargs):
         time.sleep(delay)
-        return grade_file(**kwargs)
+        return grade_run_file(**kwargs)
 
-    pipeline.grade_file = slow_grade_file
+    pipeline.grade_run_file = slow_grade_run_file
     from celery.__main__ import main as celery
 
     sys.argv = ["celery", *sys.argv[1:]]

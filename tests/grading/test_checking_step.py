@@ -9,8 +9,8 @@ from competitions.demo.runs import default_manifest, write_run_group
 from competitions.models import Competition, KnownIssue
 from competitions.selectors import current_benchmark
 from competitions.services import competitions_load, known_issue_delete
-from grading.models import Flag, ReviewEvent, Run, Submission
-from grading.services.finish import submission_finish
+from grading.models import Flag, ReviewEvent, Run, Submission, TierAggregate
+from grading.services.finish import submission_finish, tier_members
 from grading.services.publication import submission_publish_if_ready
 from grading.services.submissions import submission_folder
 from tests.grading.builders import loaded_benchmark
@@ -24,13 +24,13 @@ def registry(db):
     competitions_load()
 
 
-def checking_submission(team, *, logs: dict | None = None) -> Submission:
+def checking_submission(team, *, logs: dict | None = None, competitions=(PIZZA, SPOOKY)) -> Submission:
     """A submission ready for the checking step: a demo run group unpacked where intake puts it, re-graded."""
     submission = Submission.objects.create(
         team=team, benchmark=loaded_benchmark(), status=S.CHECKING, manifest=default_manifest(split="low", seeds=3)
     )
     root = submission_folder(submission) / "bundle"
-    group = write_run_group(out_dir=root / "runs", competition_ids=[PIZZA, SPOOKY], seeds=(0, 1, 2))
+    group = write_run_group(out_dir=root / "runs", competition_ids=list(competitions), seeds=(0, 1, 2))
     competitions = {c.slug: c for c in Competition.objects.filter(benchmark=submission.benchmark)}
     runs: list[Run] = []
     for folder in sorted(p for p in group.iterdir() if p.is_dir()):
@@ -147,3 +147,28 @@ def test_known_issues_load_from_the_shipped_data_without_overwriting_maintainers
     assert KnownIssue.objects.get(pk=leak.pk).description == "edited by a maintainer"
     assert not KnownIssue.objects.filter(benchmark=benchmark, kind="loophole").exists()
     assert KnownIssue.objects.filter(benchmark=benchmark, kind="leak").count() == 4
+
+
+def test_three_byte_identical_seeds_count_as_one_seed_and_the_entry_is_not_comparable(registry, alice):
+    low = tier_members(benchmark_id=loaded_benchmark().pk, tiers=["low"])["low"]
+    distinct = checking_submission(alice.teams.get(), competitions=low)
+    submission_finish(submission_id=distinct.pk)
+    distinct.refresh_from_db()
+    assert distinct.status == S.PUBLISHED and distinct.comparable, distinct.comparability
+
+    copies = checking_submission(alice.teams.get(), competitions=low)
+    bundle = submission_folder(copies) / "bundle"
+    for run in Run.objects.filter(submission=copies, seed__gt=0):
+        first = Run.objects.get(submission=copies, competition=run.competition, seed=0)
+        shutil.copyfile(bundle / first.submission_file, bundle / run.submission_file)
+    submission_finish(submission_id=copies.pk)
+    copies.refresh_from_db()
+    assert copies.status == S.PUBLISHED and not copies.comparable
+    assert "1 complete seed(s) in low; at least 3 are needed" in copies.comparability["reasons"]
+    complete = TierAggregate.objects.get(submission=copies, tier="low", kind=TierAggregate.Kind.COMPLETE).data
+    assert complete["seeds"] == 1 and complete["any_medal"]["sem"] == 0.0
+    assert (complete["copies"], complete["seeds_with_copies"]) == (2 * len(low), 3)
+    few = Flag.objects.get(submission=copies, code="insufficient_seeds", key="low")
+    assert few.evidence["complete_seeds"] == 1 and len(few.evidence["copied_seeds"]) == len(low)
+    pairs = set(Run.objects.filter(submission=copies).values_list("competition__slug", "submission_sha256"))
+    assert len(pairs) == len(low) and all(len(digest) == 64 for _, digest in pairs)

@@ -44,7 +44,7 @@ class Broker:
         self.capture = capture
         monkeypatch.setattr(tasks.grade_run, "delay", self._send)
         monkeypatch.setattr(tasks.finish_submission, "delay", lambda pk: None)
-        monkeypatch.setattr(pipeline, "grade_file", self._grade_at_once)
+        monkeypatch.setattr(pipeline, "grade_run_file", self._grade_at_once)
 
     def _send(self, pk: int) -> None:
         self.sent.append(pk)

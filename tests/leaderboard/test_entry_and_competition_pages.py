@@ -98,3 +98,25 @@ def test_nothing_unpublished_reaches_anonymous_visitors_or_other_teams(client, t
     assert not Entry.objects.filter(submission=hidden).exists()
     assert Entry.objects.filter(submission=visible).exists()
     assert Run.objects.filter(submission=hidden).exists()  # grading's rows are untouched
+
+
+def test_the_entry_page_says_how_many_seeds_were_claimed_and_how_many_distinct_ones_count(client, team):
+    from grading.engine.aggregation import aggregate
+    from grading.models import TierAggregate
+    from grading.services.finish import run_outcome
+
+    low = split_members("low")
+    submission = entry(team, manifest={"seeds": 3}, medals={0: low[:2]}, refresh=False)
+    for slug in low:  # every seed submitted the same file
+        Run.objects.filter(submission=submission, competition__slug=slug).update(submission_sha256=f"{slug:64.64}")
+    outcomes = [run_outcome(run) for run in Run.objects.filter(submission=submission).select_related("competition")]
+    for agg in TierAggregate.objects.filter(submission=submission, tier="low"):
+        agg.data = aggregate(outcomes, split=low, padded=agg.kind == "padded")
+        agg.save()
+    services.board_refresh(submission_ids=[submission.pk])
+    html = client.get(f"/leaderboard/entries/{submission.board_entry.pk}/").content.decode()
+    seeds = html.split('id="entry-seeds"', 1)[1].split("</p>", 1)[0]
+    assert "Seeds claimed: 3." in seeds and "counts once, for the three-seed rule and for SEM" in seeds
+    assert f"Low (Lite): 1 distinct seed(s) counted, 3 if copies counted ({2 * len(low)} copied run(s))." in seeds
+    low_row = html.split('data-tier="low"', 1)[1].split("</tr>", 1)[0]
+    assert "<td>1 " in low_row and "9.1 ± 0.0" in low_row  # 2 of 22 medals in the one seed counted

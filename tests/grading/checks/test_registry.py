@@ -2,6 +2,7 @@
 
 import dataclasses
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -38,6 +39,15 @@ SPEC_CHECKS = {
 }
 # The portal's own, beyond the table.
 PORTAL_CHECKS = {"malformed_report", "report_only", "format_checks", "grading_error"}
+SPEC_BLOCKING = {"answer_copy"}  # named by SPEC §4's blocking findings ("answer copies"), not by its table
+COPY_AGREEMENT = {
+    "measured": True,
+    "rows": 2,
+    "rows_agree": 2,
+    "rows_exact": 0,
+    "agreement": 1.0,
+    "agreement_low": 0.95,
+}
 EXTRA_CODES = {"score_mismatch": {"medals_unknown"}}  # codes a check raises besides its own
 
 
@@ -46,7 +56,7 @@ def test_every_check_of_the_spec_is_registered():
 
 
 def test_every_code_is_registered_exactly_once_by_its_own_module():
-    assert set(CHECKS) == SPEC_CHECKS | PORTAL_CHECKS
+    assert set(CHECKS) == SPEC_CHECKS | PORTAL_CHECKS | SPEC_BLOCKING
     assert len(set(CHECKS.values())) == len(CHECKS)
     assert {name: check.__module__ for name, check in CHECKS.items()} == {
         name: f"grading.checks.{name}" for name in CHECKS
@@ -108,6 +118,8 @@ def dishonest(tmp_path_factory):
             run_files(root, SPOOKY, 1), grading_error="KeyError in grading/x.py:1 (f), after 3 attempt(s)"
         ),
     ]
+    # The re-grade found the first run's file to be the answers, rounded.
+    runs[0] = replace(runs[0], agreement=COPY_AGREEMENT)
     # A hosted run's agent that used the format check as a search oracle.
     (runs[0].folder / "format_checks.jsonl").write_text('{"valid": false, "reason": "wrong columns"}\n' * 101)
     manifest = manifest_with(

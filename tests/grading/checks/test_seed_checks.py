@@ -180,3 +180,61 @@ def test_report_without_runs_counts_only_what_exceeds():
     assert report_without_runs(claimed_ids=Counter({PIZZA: 2}), runs=runs) == []
     (flag,) = report_without_runs(claimed_ids=Counter({PIZZA: 3, SPOOKY: 1}), runs=runs)
     assert flag.evidence["entries_without_runs"] == {PIZZA: 1, SPOOKY: 1} and "has 2 entries" in flag.message
+
+
+# Seeds are distinct runs: byte-identical submission files across seeds of one competition count once.
+
+
+def copied_seeds(tmp_path, *, files: dict[tuple[str, int], str], seeds: int = 3):
+    runs = [run_files(tmp_path, cid, seed, submission=body) for (cid, seed), body in files.items()]
+    return check_context(runs=runs, tiers=MEMBERS, manifest=manifest_with(seeds=seeds))
+
+
+def test_three_byte_identical_seeds_are_one_seed(tmp_path):
+    same = "id,target\n1,0.25\n2,0.75\n"
+    files = {(cid, seed): same for cid in (PIZZA, SPOOKY) for seed in range(3)}
+    context = copied_seeds(tmp_path, files=files)
+    few = flags_of(insufficient_seeds.check(context), "insufficient_seeds")["low"]
+    assert few.evidence["complete_seeds"] == 1
+    assert few.evidence["copied_seeds"] == {PIZZA: [1, 2], SPOOKY: [1, 2]}
+    assert few.evidence["seeds_per_competition"] == {PIZZA: [0], SPOOKY: [0]}
+    assert "4 run(s) submitted a file byte-identical to an earlier seed's and count once" in few.message
+    padded = flags_of(padded_seeds.check(context), "padded_seeds")["low"]
+    assert padded.evidence["runs_per_competition"] == {PIZZA: 1, SPOOKY: 1}
+    assert padded.evidence["copied_seeds"] == {PIZZA: [1, 2], SPOOKY: [1, 2]}
+
+
+def test_three_distinct_seeds_are_three_even_when_two_competitions_share_a_file(tmp_path):
+    files = {(cid, seed): f"id,target\n1,0.{seed}\n" for cid in (PIZZA, SPOOKY) for seed in range(3)}
+    context = copied_seeds(tmp_path, files=files)
+    assert insufficient_seeds.check(context) == [] and padded_seeds.check(context) == []
+
+
+def test_one_copied_seed_of_one_competition_leaves_two_complete_seeds(tmp_path):
+    files = {(cid, seed): f"id,target\n1,0.{seed}\n" for cid in (PIZZA, SPOOKY) for seed in range(3)}
+    files[(SPOOKY, 2)] = files[(SPOOKY, 0)]
+    few = flags_of(insufficient_seeds.check(copied_seeds(tmp_path, files=files)), "insufficient_seeds")["low"]
+    assert few.evidence["complete_seeds"] == 2 and few.evidence["copied_seeds"] == {SPOOKY: [2]}
+
+
+def test_runs_without_a_submission_are_runs_not_copies():
+    assert insufficient_seeds.check(seeds_context({PIZZA: 3, SPOOKY: 3})) == []
+
+
+def test_padding_is_raised_even_when_another_competition_has_no_run():
+    # The case: five seeds claimed, two competitions with two runs and one, a third with none.
+    tiers = {"low": [PIZZA, SPOOKY, "spaceship-titanic"]}
+    context = seeds_context({PIZZA: 2, SPOOKY: 1}, tiers=tiers, seeds=5)
+    (flag,) = padded_seeds.check(context)
+    assert (flag.key, flag.severity) == ("low", "warning")
+    assert flag.evidence["runs_per_competition"] == {PIZZA: 2, SPOOKY: 1}
+    assert flag.evidence["seeds_declared"] == 5 and flag.evidence["competitions_without_runs"] == 1
+    assert flag.evidence["seeds"] == {PIZZA: [0, 1], SPOOKY: [0]}
+    assert "the board uses 0 complete seed(s)" in flag.message
+    coverage = flags_of(incomplete_coverage.check(context), "incomplete_coverage")["low"]
+    assert coverage.evidence["missing"] == ["spaceship-titanic"]
+
+
+def test_a_competition_without_runs_alone_is_coverage_not_padding():
+    tiers = {"low": [PIZZA, SPOOKY, "spaceship-titanic"]}
+    assert padded_seeds.check(seeds_context({PIZZA: 3, SPOOKY: 3}, tiers=tiers)) == []

@@ -31,7 +31,7 @@ def test_scores_and_medals_coming_back_during_the_run_are_found_with_their_lines
     flags = flags_of(
         test_set_feedback.check(bundle(tmp_path, logs={(PIZZA, 1): {"agent.log": log}})), "test_set_feedback"
     )
-    assert set(flags) == {"validate_score", "test_score"}
+    assert set(flags) == {"validate_score", "test_score", "score_response"}
     hit = flags["test_score"].evidence["hits"][0]
     assert hit["file"].endswith("/logs/agent.log") and hit["line"] == 42
     assert hit["excerpt"][0].startswith("40: ") and hit["excerpt"][-1] == "43: after"
@@ -146,3 +146,70 @@ def test_a_declared_and_a_seen_feedback_are_separate_flags(tmp_path):
     manifest = manifest_with({"disclosures.test_set_feedback": True})
     flags = feedback(tmp_path, {(PIZZA, 0): {"logs": {"a.log": "gold_medal\n"}}}, manifest=manifest)
     assert set(flags) == {"declared", "grader_fields"}
+
+
+# Feedback from a scoring endpoint, grader or file: the submission sent, a score, rank or medal read back,
+# the submission changed to climb. Blocking, with the lines.
+
+HOSTILE_LOG = """\
+[2026-11-30 10:00:01] INFO agent: Starting run
+[2026-11-30 10:40:00] INFO agent: wrote /home/submission/submission.csv
+[2026-11-30 10:40:02] INFO tools: curl -s -F file=@/home/submission/submission.csv http://10.0.0.7:8080/api/score
+[2026-11-30 10:40:03] INFO tools: response: {"score": 0.8123, "rank": 57, "medal": "none"}
+[2026-11-30 10:41:00] INFO agent: Rank 57 of 1200, bronze at 0.83; raising the threshold to improve the test score
+[2026-11-30 11:10:00] INFO tools: requests.post('http://scorer.internal/evaluate', files={'file': f})
+[2026-11-30 11:10:01] INFO tools: {"private_score": 0.8412, "leaderboard_rank": 12, "medal": "silver"}
+[2026-11-30 11:10:05] INFO agent: ranked 12 of 1200 -- climbing up the leaderboard, resubmitting
+[2026-11-30 11:20:00] INFO tools: cat /home/feedback/leaderboard.json
+"""
+
+HONEST_LOGS = [
+    "validation score 0.83\n",
+    "cv auc: 0.912 (5 folds)\nfold 3 val_auc=0.9011\n",
+    "Submission is valid.\n",
+    '{"result":"Submission is valid."}\n',
+    "[INFO] curl -s -X POST -F file=@/home/submission/submission.csv http://localhost:5000/validate\n",
+    "Best score: 0.8412 (trial 17)\nbest_score = 0.91\n",
+    "rank 0: local_rank=0 world_size=1\n",
+    "process rank 0 of 8 started\n",
+    '{"rank": 0, "world_size": 8, "local_rank": 0}\n',
+    "test accuracy on our held-out split: 0.83\n",
+    "Tuning hyperparameters to improve the validation score\n",
+    "Downloading https://huggingface.co/docs/evaluate/index and https://scikit-learn.org/stable/modules/model_evaluation.html\n",
+    "pip install evaluate==0.4.1\nfetch https://download.pytorch.org/whl/cu121\n",
+    "The public leaderboard is calculated with approximately 30% of the test data.\n",
+    "saved cv_scores.csv and oof_predictions.csv\n",
+    "server listening on http://0.0.0.0:8000/predict\n",
+]
+
+
+def test_a_run_that_scored_its_submission_on_an_endpoint_and_climbed_is_blocking_feedback(tmp_path):
+    flags = feedback(tmp_path, {(PIZZA, 0): {"logs": {"agent.log": HOSTILE_LOG}}})
+    assert {"scoring_endpoint", "score_response", "tuned_to_test", "feedback_file"} <= set(flags)
+    assert all(flag.severity == "blocking" and flag.tiers == ["low", "all"] for flag in flags.values())
+    lines = {key: [hit["line"] for hit in flags[key].evidence["hits"]] for key in flags}
+    assert lines["scoring_endpoint"] == [3, 6]
+    assert lines["score_response"] == [4, 5, 7, 8]
+    assert lines["tuned_to_test"] == [5, 8]
+    assert lines["feedback_file"] == [9]
+    hit = flags["score_response"].evidence["hits"][0]
+    assert hit["file"] == f"runs/group/{PIZZA}_00000000/logs/agent.log"
+    assert (
+        hit["excerpt"][2]
+        == '4: [2026-11-30 10:40:03] INFO tools: response: {"score": 0.8123, "rank": 57, "medal": "none"}'
+    )
+
+
+def test_a_harness_that_posts_to_a_grader_and_reads_a_feedback_file_is_found_in_code(tmp_path):
+    code = (
+        "resp = requests.post(f'http://{host}:5000/leaderboard', files={'file': open(path, 'rb')})\n"
+        "feedback = json.load(open('/tmp/score_feedback.json'))\n"
+        "# tweak the blend until the public score stops improving\n"
+    )
+    flags = feedback(tmp_path, {(SPOOKY, 1): {"code": {"loop.py": code}}})
+    assert {"scoring_endpoint", "feedback_file", "tuned_to_test"} <= set(flags)
+
+
+@pytest.mark.parametrize("log", HONEST_LOGS)
+def test_ordinary_output_and_the_format_check_raise_no_feedback(tmp_path, log):
+    assert feedback(tmp_path, {(PIZZA, 0): {"logs": {"agent.log": log}, "code": {"a.py": log}}}) == {}

@@ -94,3 +94,43 @@ def test_runs_with_unknown_medals_count_as_no_medal_and_the_aggregate_says_how_m
     assert agg["any_medal"]["mean"] == 25.0 and agg["valid_submission"]["mean"] == 100.0
     assert agg["medals_unknown_runs"] == 2 and agg["medals_unknown_competitions"] == ["d"]
     assert "medals_unknown_runs" not in aggregate([run(cid, 0) for cid in SPLIT], split=SPLIT, padded=False)
+
+
+# Seeds are distinct runs: byte-identical submissions across seeds of one competition count once.
+
+
+def copied(cid, seed, digest, **kw):
+    from dataclasses import replace
+
+    return replace(run(cid, seed, **kw), submission_sha256=digest)
+
+
+def test_three_identical_seeds_are_one_seed_with_sem_zero():
+    runs = [copied(cid, seed, f"sha-{cid}", medal="gold" if seed == 0 else None) for seed in range(3) for cid in SPLIT]
+    for padded in (False, True):
+        agg = aggregate(runs, split=SPLIT, padded=padded)
+        assert agg["seeds"] == 1 and agg["any_medal"]["sem"] == 0.0 and agg["any_medal"]["mean"] == 100.0
+        assert (agg["copies"], agg["seeds_with_copies"]) == (8, 3)
+
+
+def test_a_copy_in_one_competition_leaves_its_seed_incomplete_and_fails_in_the_padded_one():
+    runs = [copied(cid, seed, f"sha-{cid}-{seed}", medal="gold") for seed in range(3) for cid in SPLIT]
+    runs[SPLIT.index("b") + 4] = copied("b", 1, "sha-b-0", medal="gold")  # seed 1 of b copies seed 0
+    complete = aggregate(runs, split=SPLIT, padded=False)
+    assert complete["seeds"] == 2 and complete["any_medal"]["mean"] == 100.0
+    padded = aggregate(runs, split=SPLIT, padded=True)
+    assert padded["seeds"] == 3 and padded["any_medal"]["mean"] == pytest.approx((100 + 75 + 100) / 3)
+    assert (padded["copies"], padded["seeds_with_copies"]) == (1, 3)
+
+
+def test_distinct_files_and_runs_without_a_file_are_never_copies():
+    runs = [copied(cid, seed, "" if cid == "a" else f"sha-{cid}-{seed}") for seed in range(3) for cid in SPLIT]
+    agg = aggregate(runs, split=SPLIT, padded=False)
+    assert agg["seeds"] == 3 and "copies" not in agg and "seeds_with_copies" not in agg
+
+
+def test_the_same_file_in_two_competitions_is_no_copy():
+    runs = [copied(cid, 0, "same") for cid in SPLIT]
+    assert aggregate(runs, split=SPLIT, padded=False)["seeds"] == 1 and "copies" not in aggregate(
+        runs, split=SPLIT, padded=False
+    )

@@ -1,0 +1,190 @@
+"""How far a submission agrees with the private answers: what the answer_copy check judges (framework-free).
+
+A copy of the answers is easy to disguise against a byte or score comparison, so the measure is per row
+and per kind of target, over the columns the submission and the answers share (matched by name, so
+reordered columns change nothing), with rows matched by id (reordered rows change nothing):
+
+* **numbers** (regression targets, probabilities, one-hot and 0/1 columns): a cell agrees when it is within
+  ``REL_TOLERANCE`` of the answer's value or ``SCALE_TOLERANCE`` of the answers column's standard deviation,
+  whichever is wider, or within half the rounding step of a column rounded to at most ``MAX_DECIMALS``
+  decimals; rounding and a little noise stay inside, an honest model's errors do not;
+* **labels and text** (class names, RLE masks, prediction strings): a cell agrees when it is the same string.
+
+A row agrees when every compared cell does; an answers row the submission lacks disagrees. Agreement by
+chance (many equal labels, a target that is mostly zero) is measured the same way against the answers
+shifted by half their length, and the share is corrected for it like Cohen's kappa:
+``(agree - chance) / (1 - chance)``. ``agreement_low`` is the one-sided 99.9 % Wilson lower bound of that
+share, so a few hundred rows are enough to be sure and a handful never are.
+
+Only counts and shares come out: never an id, a value or anything else read from the answers.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+REL_TOLERANCE = 0.02
+SCALE_TOLERANCE = 0.02
+MAX_DECIMALS = 4  # a column rounded to at most this many decimals is compared within half its step
+WILSON_Z = 3.09  # one-sided 99.9 %
+MEASURE_VERSION = 1
+
+
+def _norm(name: object) -> str:
+    return str(name).strip().lower()
+
+
+def not_measured(reason: str) -> dict[str, Any]:
+    return {"measured": False, "reason": reason, "version": MEASURE_VERSION}
+
+
+def _text(column: pd.Series) -> pa.Array:
+    """Strings as compared (Arrow, vectorised): stripped, a missing cell as the empty string."""
+    try:
+        values = pa.array(column, from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):  # mixed Python objects
+        values = pa.array(column.astype(object).where(column.notna(), "").astype(str).tolist(), pa.string())
+    if isinstance(values, pa.ChunkedArray):  # pandas' Arrow strings come in many chunks
+        values = values.combine_chunks()
+    if not pa.types.is_large_string(values.type):
+        values = pc.cast(values, pa.large_string())
+    return pc.utf8_trim_whitespace(pc.fill_null(values, ""))
+
+
+def _keys(column: pd.Series) -> pa.Array:
+    if pd.api.types.is_float_dtype(column):
+        values = column.to_numpy(dtype=float)
+        if np.all(np.isfinite(values)) and np.all(values == np.round(values)):
+            column = pd.Series(values.astype(np.int64))  # "12.0" in one file and "12" in the other are one id
+    return _text(column)
+
+
+def _same(left: pa.Array, right: pa.Array) -> np.ndarray:
+    return pc.equal(left, right).to_numpy(zero_copy_only=False)
+
+
+def rounding_step(values: np.ndarray, *, sample: int = 10_000) -> float:
+    """Half the step a column was rounded to (0.005 for two decimals), or 0 when it holds more than
+    MAX_DECIMALS decimals: a copy rounded to a few decimals is within it of the answers."""
+    finite = values[np.isfinite(values)][:sample]
+    if not len(finite):
+        return 0.0
+    for decimals in range(MAX_DECIMALS + 1):
+        scaled = finite * 10.0**decimals
+        if np.all(np.abs(scaled - np.round(scaled)) <= 1e-6 * np.maximum(1.0, np.abs(scaled))):
+            return 0.5 * 10.0**-decimals * (1 + 1e-9)
+    return 0.0
+
+
+def _agree_numbers(predicted: np.ndarray, truth: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    both_missing = np.isnan(predicted) & np.isnan(truth)
+    step = rounding_step(predicted)
+    with np.errstate(invalid="ignore"):
+        tolerance = np.maximum(np.maximum(REL_TOLERANCE * np.abs(truth), SCALE_TOLERANCE * scale), step)
+        close = np.abs(predicted - truth) <= tolerance
+        exact = predicted == truth
+    return close | both_missing, exact | both_missing
+
+
+def measure(submission: pd.DataFrame, answers: Any, *, id_column: str = "") -> dict[str, Any]:
+    """The agreement of a parsed submission with the parsed answers (see the module's docstring)."""
+    if not isinstance(answers, pd.DataFrame):
+        return not_measured("the answers are not a table")
+    by_name = {_norm(c): c for c in reversed(list(submission.columns))}  # the first of duplicated names wins
+    shared = [c for c in answers.columns if _norm(c) in by_name]
+    # The registry's id column may be described ("id ('{sentence_id}_{token_id}')"): its first word, else the
+    # answers' first column.
+    candidates = [id_column, *re.findall(r"^[^\s(]+", id_column or ""), *answers.columns[:1]]
+    in_answers = {_norm(c): c for c in answers.columns}
+    wanted = next((_norm(c) for c in candidates if _norm(c) in in_answers and _norm(c) in by_name), None)
+    if wanted is None:
+        return not_measured("the submission and the answers share no id column")
+    id_answers = in_answers[wanted]
+    values = [c for c in shared if c != id_answers]
+    if not values:
+        return not_measured("the submission and the answers share no column besides the id")
+    # One hash pass over both id columns: each id's code, then the submission row of each answers row (the
+    # first of repeated ids), -1 where it has none.
+    rows, theirs_rows = len(answers), len(submission)
+    answer_keys, submission_keys = _keys(answers[id_answers]), _keys(submission[by_name[wanted]])
+    if rows == theirs_rows and pc.all(pc.equal(answer_keys, submission_keys)).as_py() is not False:
+        position = np.arange(rows)  # the same ids in the same order: row by row, no hashing
+    else:
+        codes = pc.dictionary_encode(pa.concat_arrays([answer_keys, submission_keys])).indices
+        codes = codes.to_numpy(zero_copy_only=False)
+        answer_codes, submission_codes = codes[:rows], codes[rows:]
+        if rows and np.bincount(answer_codes).max() > 1:
+            return not_measured("ids repeat in the answers, so rows cannot be matched by id")
+        row_of = np.full(int(codes.max(initial=-1)) + 1, -1, dtype=np.int64)
+        row_of[submission_codes[::-1]] = np.arange(theirs_rows - 1, -1, -1)  # the first occurrence, written last
+        position = row_of[answer_codes]
+    matched = position >= 0
+    take = np.where(matched, position, 0)
+    roll = np.roll(np.arange(rows), rows // 2 if rows > 1 else 0)  # another row's answer, for chance
+
+    agree = matched.copy()
+    exact = matched.copy()
+    by_chance = matched.copy()
+    kinds: dict[str, int] = {"numbers": 0, "text": 0}
+    for column in values if matched.any() else []:
+        theirs = submission[by_name[_norm(column)]]
+        truth = answers[column]
+        if pd.api.types.is_numeric_dtype(truth) and not pd.api.types.is_bool_dtype(truth):
+            predicted = pd.to_numeric(theirs, errors="coerce").to_numpy(dtype=float)[take]
+            truth_values = truth.to_numpy(dtype=float)
+            finite = truth_values[np.isfinite(truth_values)]
+            scale = float(np.std(finite)) if len(finite) else 0.0
+            close, same = _agree_numbers(predicted, truth_values, scale)
+            chance, _ = _agree_numbers(predicted, truth_values[roll], scale)
+            kinds["numbers"] += 1
+        else:
+            predicted_text = pc.take(_text(theirs), pa.array(take))
+            truth_text = _text(truth)
+            close = same = _same(predicted_text, truth_text)
+            chance = _same(predicted_text, pc.take(truth_text, pa.array(roll)))
+            kinds["text"] += 1
+        agree &= close
+        exact &= same
+        by_chance &= chance
+
+    n_agree, n_exact, n_chance = int(agree.sum()), int(exact.sum()), int(by_chance.sum())
+    share = n_agree / rows if rows else 0.0
+    chance_share = n_chance / rows if rows else 0.0
+    return {
+        "measured": True,
+        "version": MEASURE_VERSION,
+        "rows": rows,
+        "rows_matched": int(matched.sum()),
+        "rows_agree": n_agree,
+        "rows_exact": n_exact,
+        "share_agree": round(share, 4),
+        "chance": round(chance_share, 4),
+        "agreement": round(_corrected(share, chance_share), 4),
+        "agreement_low": round(_corrected(wilson_low(n_agree, rows), chance_share), 4),
+        "columns": len(values),
+        "column_kinds": {kind: n for kind, n in kinds.items() if n},
+        "tolerance": {"relative": REL_TOLERANCE, "of_column_std": SCALE_TOLERANCE},
+    }
+
+
+def _corrected(share: float, chance: float) -> float:
+    if chance >= 1.0:
+        return 0.0  # every row agrees with another row's answer too: agreement says nothing
+    return max(0.0, (share - chance) / (1.0 - chance))
+
+
+def wilson_low(successes: int, n: int, *, z: float = WILSON_Z) -> float:
+    """The Wilson score interval's lower bound for successes out of n (0 for no trials)."""
+    if n <= 0:
+        return 0.0
+    p = successes / n
+    centre = p + z * z / (2 * n)
+    spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, (centre - spread) / (1 + z * z / n))
