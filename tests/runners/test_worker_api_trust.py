@@ -343,7 +343,7 @@ def test_the_format_check_runs_outside_the_web_process(registry, alice_api, lite
     assert (check.valid, check.reason) == (False, answer["reason"])
 
 
-def test_a_format_check_that_cannot_finish_says_so(registry, alice_api, lite_packs):
+def test_a_format_check_that_cannot_finish_says_so(registry, alice_api, lite_packs, tmp_path):
     from grading.services.grade_file import FormatCheckFailed, format_check_isolated
 
     task, _, client = _claimed(alice_api)
@@ -352,9 +352,17 @@ def test_a_format_check_that_cannot_finish_says_so(registry, alice_api, lite_pac
         format_check_isolated(
             competition=task.competition, submission_path=sample, timeout_seconds=0.01, memory_bytes=0
         )
+    # A file of 40 MB (within what intake takes) must be read whole: far more than the child may map. (A tiny
+    # file can be checked in what the forked child already holds, so it would not show the limit.)
+    header, *rows = sample.read_text().splitlines()
+    big = tmp_path / "submission.csv"
+    with big.open("w") as out:
+        out.write(header + "\n")
+        while out.tell() < 40 * 1024**2:
+            out.write("\n".join(rows) + "\n")
     with pytest.raises(FormatCheckFailed, match="needed more than"):
         format_check_isolated(
-            competition=task.competition, submission_path=sample, timeout_seconds=60, memory_bytes=64 * 1024**2
+            competition=task.competition, submission_path=big, timeout_seconds=120, memory_bytes=64 * 1024**2
         )
 
 
