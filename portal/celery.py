@@ -1,7 +1,9 @@
 import os
+import time
 
 from celery import Celery
-from celery.signals import worker_process_init, worker_ready, worker_shutting_down
+from celery.signals import task_received, worker_process_init, worker_ready, worker_shutting_down
+from celery.worker import state
 
 from runners.worker.alive import alive_start, alive_stop
 
@@ -43,10 +45,31 @@ def _alive_in_each_pool_process(**_) -> None:
     alive_start("grading")
 
 
+# When the main process's consumer last took a message; beat sends the watchdog every WATCHDOG_SECONDS, so a
+# consumer that works takes one at least that often, busy or idle.
+_last_taken = [time.monotonic()]
+
+
+@task_received.connect
+def _the_consumer_took_a_message(**_) -> None:
+    _last_taken[0] = time.monotonic()
+
+
+def consumer_moving(*, now: float | None = None) -> bool:
+    """The consumer took a message within max(WORKER_LOST_SECONDS, 3 watchdog periods), or every message it
+    took is still running (a full pool takes nothing more, and its processes say they are alive themselves)."""
+    from django.conf import settings
+
+    window = max(settings.WORKER_LOST_SECONDS, 3 * settings.WATCHDOG_SECONDS)
+    return bool(state.active_requests) or (now or time.monotonic()) - _last_taken[0] < window
+
+
 @worker_ready.connect
 def _alive_in_the_main_process(**_) -> None:
-    """The main process takes the messages: scripts/run tells a wedged worker by it (runners/worker/alive.py)."""
-    alive_start("grading")
+    """The main process takes the messages: scripts/run tells a wedged worker by it (runners/worker/alive.py),
+    also one whose consumer is stuck while the process's other threads run."""
+    _last_taken[0] = time.monotonic()
+    alive_start("grading", moving=consumer_moving)
 
 
 @worker_shutting_down.connect

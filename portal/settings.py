@@ -411,12 +411,10 @@ FILE_UPLOAD_HANDLERS = [
 ]
 FILE_UPLOAD_PERMISSIONS = 0o600
 FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
+WATCHDOG_SECONDS = env_int("WATCHDOG_SECONDS", 15, minimum=5)
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
-    "grading-watchdog": {"task": "grading.tasks.watchdog", "schedule": env_int("WATCHDOG_SECONDS", 15, minimum=5)},
-    "hosted-runs-watchdog": {
-        "task": "runners.tasks.hosted_watchdog",
-        "schedule": env_int("WATCHDOG_SECONDS", 15, minimum=5),
-    },
+    "grading-watchdog": {"task": "grading.tasks.watchdog", "schedule": WATCHDOG_SECONDS},
+    "hosted-runs-watchdog": {"task": "runners.tasks.hosted_watchdog", "schedule": WATCHDOG_SECONDS},
 }
 
 # Hosted runs (runners/): the limits of one request, and how the watchdog tells a lost worker.

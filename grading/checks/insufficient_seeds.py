@@ -11,21 +11,13 @@ from collections import Counter
 from grading.checks.base import FlagData, GradedRun
 from grading.checks.comparability import MIN_SEEDS
 from grading.checks.context import CheckContext
+from grading.engine.aggregation import without_copies
 
 
 def distinct_runs(runs: list[GradedRun]) -> tuple[list[GradedRun], list[GradedRun]]:
     """(counted, copies): of runs of one competition with byte-identical submissions, the lowest seed is
-    counted and the others are copies."""
-    seen: set[tuple[str, str]] = set()
-    counted, copies = [], []
-    for run in sorted(runs, key=lambda r: (r.competition_id, r.seed)):
-        same = (run.competition_id, run.submission_sha256)
-        if run.submission_sha256 and same in seen:
-            copies.append(run)
-            continue
-        seen.add(same)
-        counted.append(run)
-    return counted, copies
+    counted and the others are copies (the aggregation's own rule)."""
+    return without_copies(runs)
 
 
 def distinct_counts(runs: list[GradedRun]) -> Counter:

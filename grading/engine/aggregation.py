@@ -25,6 +25,7 @@ would count its false flags, and the aggregate says how many of its runs were su
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 AGGREGATION_VERSION = "2026.12-1"  # copies across seeds count once
 FIELDS = ("any_medal", "gold", "silver", "bronze", "above_median", "valid_submission", "submission_exists")
@@ -67,9 +68,18 @@ def seed_percentages(outcomes: Iterable[RunOutcome], *, split: Sequence[str]) ->
     return {name: counts[name] / len(split) * 100 for name in FIELDS}
 
 
-def without_copies(outcomes: Iterable[RunOutcome]) -> tuple[list[RunOutcome], list[RunOutcome]]:
+class SeededRun(Protocol):
+    @property
+    def competition_id(self) -> str: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def submission_sha256(self) -> str: ...
+
+
+def without_copies[R: SeededRun](outcomes: Iterable[R]) -> tuple[list[R], list[R]]:
     """(distinct, copies): of the runs of one competition with the same submission file, the lowest seed's is
-    kept and the others are copies."""
+    kept and the others are copies. The aggregation's runs and the checks' (grading/checks) alike."""
     seen: set[tuple[str, str]] = set()
     distinct, copies = [], []
     for run in sorted(outcomes, key=lambda r: (r.competition_id, r.seed)):

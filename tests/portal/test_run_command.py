@@ -331,3 +331,32 @@ def test_the_run_command_replaces_a_worker_that_is_alive_but_wedged_and_says_why
             except ProcessLookupError:
                 pass
         run.stop()
+
+
+@pytest.mark.worker
+def test_the_run_command_replaces_a_worker_whose_consumer_is_stuck_while_its_threads_run(run_data, tmp_path):
+    """A message that is a FIFO with no writer: the consumer blocks reading it for ever, while the process's own
+    threads (beat's, the heartbeat's, the alive file's) go on. Only the consumer's progress tells it."""
+    run = RunCommand(
+        run_data, tmp_path / "run.log", WORKER_HEARTBEAT_SECONDS="2", WORKER_LOST_SECONDS="6", WATCHDOG_SECONDS="5"
+    )
+    try:
+        run.wait_until(lambda: run.healthz() == 200 and run.worker(), "the portal is not up")
+        first = run.worker()
+        assert first is not None
+        stuck = _grading_main_process(first, run_data)
+        assert stuck is not None
+        os.mkfifo(run_data / "broker" / "queue" / "0_stuck.default.msg")
+        run.wait_until(lambda: run.worker() not in (None, first), "the stuck worker was not replaced", timeout=120)
+        output = run.output()
+        assert re.search(
+            rf"The grading worker's process {stuck} \(running\) has not said it is alive "
+            r"for \d+ s, more than 6 \(WORKER_LOST_SECONDS\): it is wedged",
+            output,
+        ), output[-3000:]
+        assert "'echo': 'x'" in run.ping()  # the new worker takes tasks: the claimed FIFO is left aside
+        assert run.process.poll() is None
+    finally:
+        run.stop()
+        for fifo in (run_data / "broker" / "queue").glob("*0_stuck.default.msg"):
+            fifo.unlink()

@@ -4,6 +4,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+# Where the agent finds things, in a container and in the process backend's sandbox alike: the names
+# MLE-bench agents already use.
+HOME = "/home"
+DATA_DIR = f"{HOME}/data"
+SUBMISSION_DIR = f"{HOME}/submission"
+LOGS_DIR = f"{HOME}/logs"
+CODE_DIR = f"{HOME}/code"
+ORACLE_DIR = f"{HOME}/.oracle"
+ORACLE_SOCKET = f"{ORACLE_DIR}/oracle.sock"
+VALIDATE_SCRIPT = f"{HOME}/validate_submission.sh"
+AGENT_DIR = f"{HOME}/agent"
+
 
 class BackendError(Exception):
     """An agent could not be started (unknown image, engine unreachable); the message says what to do."""

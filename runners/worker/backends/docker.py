@@ -22,20 +22,22 @@ from docker.models.containers import Container
 from docker.types import DeviceRequest, LogConfig, Mount
 
 from runners.envnames import team_variables
-from runners.worker.backends.base import BackendError, RunPaths, RunSpec
+from runners.worker.backends.base import (
+    AGENT_DIR,
+    CODE_DIR,
+    DATA_DIR,
+    LOGS_DIR,
+    ORACLE_DIR,
+    ORACLE_SOCKET,
+    SUBMISSION_DIR,
+    VALIDATE_SCRIPT,
+    BackendError,
+    RunPaths,
+    RunSpec,
+)
 
 logger = logging.getLogger(__name__)
 
-# Where the agent finds things inside the container; the same names MLE-bench agents already use.
-HOME = "/home"
-DATA_DIR = f"{HOME}/data"
-SUBMISSION_DIR = f"{HOME}/submission"
-LOGS_DIR = f"{HOME}/logs"
-CODE_DIR = f"{HOME}/code"
-ORACLE_DIR = f"{HOME}/.oracle"
-ORACLE_SOCKET = f"{ORACLE_DIR}/oracle.sock"
-VALIDATE_SCRIPT = f"{HOME}/validate_submission.sh"
-AGENT_DIR = f"{HOME}/agent"
 
 # Enough for data loaders with many worker threads (the limit counts threads), small enough that a fork bomb
 # stops at the container instead of taking the worker down.

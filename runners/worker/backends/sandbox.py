@@ -15,7 +15,19 @@ import stat
 import tempfile
 from pathlib import Path
 
-from runners.worker.backends.base import BackendError, RunPaths, RunSpec
+from runners.worker.backends.base import (
+    AGENT_DIR,
+    CODE_DIR,
+    DATA_DIR,
+    HOME,
+    LOGS_DIR,
+    ORACLE_DIR,
+    SUBMISSION_DIR,
+    VALIDATE_SCRIPT,
+    BackendError,
+    RunPaths,
+    RunSpec,
+)
 from runners.worker.public_data import remove_tree
 
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -24,15 +36,6 @@ AGENT_UIDS = 256  # uids the worker may hand out from RUNNER_PROCESS_AGENT_UID o
 GIB = 1024**3
 DEFAULT_SHM_BYTES = GIB
 
-# Inside the sandbox the task's folders are where the Docker backend mounts them (MLE-bench's names).
-HOME = "/home"
-DATA_DIR = f"{HOME}/data"
-SUBMISSION_DIR = f"{HOME}/submission"
-LOGS_DIR = f"{HOME}/logs"
-CODE_DIR = f"{HOME}/code"
-ORACLE_DIR = f"{HOME}/.oracle"
-VALIDATE_SCRIPT = f"{HOME}/validate_submission.sh"
-AGENT_DIR = f"{HOME}/agent"
 
 # What of the host's /etc an agent's programs read (the loader's cache, certificates, time zone, Python's
 # site configuration), read-only; passwd, group, hosts and hostname are the sandbox's own.
