@@ -56,6 +56,8 @@ __all__ = [
 # one-hot answers against full-precision probabilities, ~10x); the 64 MiB floor keeps small
 # competitions from refusing verbose but honest files.
 SIZE_FACTOR = 20
+# The reason given when parsing a file ran out of memory (a format check's child tells it from a team's error).
+TOO_LARGE_FOR_MEMORY = "the file is too large to parse within the grader's memory"
 MIN_MAX_BYTES = 64 * MiB
 # Lines are short except in run-length-encoded masks and prediction strings, whose length again
 # follows the answers; 1 MiB is far above any line of a plain tabular submission.
@@ -113,7 +115,7 @@ def read_submission(path: Path, *, max_bytes: int, max_line_bytes: int) -> pd.Da
     except UnicodeDecodeError as exc:  # the byte scan should have caught it; keep the message useful
         raise InvalidSubmission(f"the file is not valid UTF-8 text ({exc.reason}); save it as UTF-8") from None
     except MemoryError:
-        raise InvalidSubmission("the file is too large to parse within the grader's memory") from None
+        raise InvalidSubmission(TOO_LARGE_FOR_MEMORY) from None
     except (ValueError, OverflowError) as exc:
         raise InvalidSubmission(f"the file could not be parsed as CSV: {exc}") from None
     _check_shape(df)

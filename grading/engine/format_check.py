@@ -62,6 +62,8 @@ def check(job: dict[str, Any]) -> dict[str, Any]:
         display_path="submission.csv",
     )
     reason = report.reason or None
+    if reason == csvio.TOO_LARGE_FOR_MEMORY:
+        return {"error": "memory"}  # the child's limit, not the team's file: the portal says it could not check
     if reason and reason.startswith(GRADER_FAILED):
         # An exception's message can quote what the grader held (an answer's id or value): the agent is
         # told which exception it was, never its message.

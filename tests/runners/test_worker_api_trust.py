@@ -344,6 +344,8 @@ def test_the_format_check_runs_outside_the_web_process(registry, alice_api, lite
 
 
 def test_a_format_check_that_cannot_finish_says_so(registry, alice_api, lite_packs, tmp_path):
+    from competitions.answers_cache import answers_cache_file, answers_load
+    from competitions.selectors import grading_setup
     from grading.services.grade_file import FormatCheckFailed, format_check_isolated
 
     task, _, client = _claimed(alice_api)
@@ -360,6 +362,15 @@ def test_a_format_check_that_cannot_finish_says_so(registry, alice_api, lite_pac
         out.write(header + "\n")
         while out.tell() < 40 * 1024**2:
             out.write("\n".join(rows) + "\n")
+    with pytest.raises(FormatCheckFailed, match="needed more than"):
+        format_check_isolated(
+            competition=task.competition, submission_path=big, timeout_seconds=120, memory_bytes=64 * 1024**2
+        )
+    # Again with the parsed answers cached (as once anything graded this competition): the child then runs out
+    # of memory parsing the file, which must still be the portal's limit, never a refusal of the team's file.
+    pack = task.competition.pack
+    answers_load(path=grading_setup(task.competition)[0], sha256=pack.answers_sha256)
+    assert answers_cache_file(pack.answers_sha256).is_file()
     with pytest.raises(FormatCheckFailed, match="needed more than"):
         format_check_isolated(
             competition=task.competition, submission_path=big, timeout_seconds=120, memory_bytes=64 * 1024**2
