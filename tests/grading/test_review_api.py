@@ -3,22 +3,8 @@
 import pytest
 from rest_framework.test import APIClient
 
-from competitions.services import competitions_load
 from grading.models import Submission
 from tests.grading.builders import flagged_submission
-
-
-@pytest.fixture
-def entry(db, alice):
-    competitions_load()
-    return flagged_submission(alice.teams.get(), user=alice)
-
-
-@pytest.fixture
-def maintainer_api(maintainer):
-    client = APIClient()
-    client.force_authenticate(maintainer)
-    return client
 
 
 def test_team_members_outsiders_and_anonymous_visitors_get_403_and_see_nothing(entry, alice_api, bob_api):

@@ -5,7 +5,6 @@ import threading
 
 import pytest
 from django.db import connection
-from rest_framework.test import APIClient
 
 from competitions.services import competitions_load
 from grading.models import Flag, ReviewEvent, Submission
@@ -13,19 +12,6 @@ from grading.services.review import entry_decide, flag_decide
 from tests.grading.builders import flagged_submission
 
 BODY = {"decision": "non_comparable", "reason": "The agent saw its test score."}
-
-
-@pytest.fixture
-def entry(db, alice):
-    competitions_load()
-    return flagged_submission(alice.teams.get(), user=alice)
-
-
-@pytest.fixture
-def maintainer_api(maintainer):
-    client = APIClient()
-    client.force_authenticate(maintainer)
-    return client
 
 
 def decisions(entry: Submission) -> list[tuple]:

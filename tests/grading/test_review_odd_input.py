@@ -6,23 +6,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from competitions.services import competitions_load
-from tests.grading.builders import flagged_submission
-
 HUGE = "9" * 20
-
-
-@pytest.fixture
-def entry(db, alice):
-    competitions_load()
-    return flagged_submission(alice.teams.get(), user=alice)
-
-
-@pytest.fixture
-def maintainer_api(maintainer):
-    client = APIClient()
-    client.force_authenticate(maintainer)
-    return client
 
 
 @pytest.mark.parametrize("team", [HUGE, "²", "١٢", "No such team", "12abc", "0"])
