@@ -200,7 +200,7 @@ def test_kill_stops_a_running_agent_and_remove_leaves_no_container(backend, make
     handle.remove()
     handle.remove()
     label = f"portal.task={spec.task_id}"
-    assert docker_client.containers.list(all=True, filters={"label": label}) == []
+    assert docker_client.containers.list(all=True, sparse=True, filters={"label": label}) == []
     assert handle.exit_code() is not None
 
 
@@ -214,8 +214,8 @@ def test_a_restarted_worker_removes_its_own_orphaned_containers_and_no_one_elses
     try:
         restarted = DockerBackend(docker_client, worker_label=mine)
         assert restarted.remove_orphans() == 1
-        assert docker_client.containers.list(all=True, filters={"label": f"portal.worker={mine}"}) == []
-        assert len(docker_client.containers.list(filters={"label": f"portal.worker={theirs}"})) == 1
+        assert docker_client.containers.list(all=True, sparse=True, filters={"label": f"portal.worker={mine}"}) == []
+        assert len(docker_client.containers.list(sparse=True, filters={"label": f"portal.worker={theirs}"})) == 1
         assert DockerBackend(docker_client).remove_orphans() == 0  # no label, nothing of anyone's
     finally:
         orphan.remove()
@@ -317,7 +317,7 @@ def test_removing_a_running_agent_ends_it(backend, make_agent_image, paths, dock
     handle = backend.start(spec, paths)
     handle.remove()
     assert handle.exit_code() == 137
-    assert docker_client.containers.list(all=True, filters={"label": f"portal.task={spec.task_id}"}) == []
+    assert docker_client.containers.list(all=True, sparse=True, filters={"label": f"portal.task={spec.task_id}"}) == []
 
 
 def test_a_missing_image_is_refused_with_a_message_that_says_what_to_do(backend, paths):

@@ -322,7 +322,7 @@ class DockerBackend:
         if not self.worker_label:
             return 0
         try:
-            found = self.client.containers.list(all=True, filters={"label": f"portal.worker={self.worker_label}"})
+            found = self.client.containers.list(all=True, sparse=True, filters={"label": f"portal.worker={self.worker_label}"})
         except (DockerException, requests.RequestException) as error:
             logger.warning("could not list this worker's old containers: %s", error)
             return 0
@@ -330,7 +330,7 @@ class DockerBackend:
             try:
                 container.remove(force=True)
             except DockerException as error:
-                logger.warning("could not remove the old container %s: %s", container.name, error)
+                logger.warning("could not remove the old container %s: %s", container.short_id, error)
         if found:
             logger.warning("removed %s container(s) left by this worker's last run", len(found))
         return len(found)
