@@ -16,6 +16,7 @@ api_v1: list[URLPattern | URLResolver] = [
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("favicon.ico", views.favicon, name="favicon"),
     path("status/", views.status_page, name="status"),
     path("accounts/", include("allauth.urls")),
     path("", include("portal.accounts.urls")),

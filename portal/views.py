@@ -2,6 +2,7 @@
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.template.loader import render_to_string
 from django.urls import Resolver404
 
@@ -31,6 +32,12 @@ def status_page(request: HttpRequest) -> HttpResponse:
 
 def home(request: HttpRequest) -> HttpResponse:
     return redirect("leaderboard")
+
+
+def favicon(request: HttpRequest) -> HttpResponse:
+    """/favicon.ico, which browsers and feed readers ask for whatever a page links: the static icon (its
+    hashed, long-cached name once collected)."""
+    return redirect(static("favicon.ico"), permanent=True)
 
 
 def _wants_json(request: HttpRequest) -> bool:

@@ -1,11 +1,30 @@
 from datetime import timedelta
 
+from django.urls import reverse
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
-from portal.accounts.keys import hash_key, looks_like_key
+from portal.accounts.keys import TOKEN_PREFIX, hash_key, looks_like_key
 from portal.accounts.models import ApiToken
+
+
+class ApiKeyRefused(exceptions.AuthenticationFailed):
+    """A key that does not let its holder in: a 401 in the API's error shape (code invalid_api_key) saying what
+    is wrong with it and what to do, with the page that makes a new one in details.tokens_url."""
+
+    error_code = "invalid_api_key"
+
+    def __init__(self, request, message: str, *, why: str):
+        tokens_url = request.build_absolute_uri(reverse("token_list"))
+        super().__init__(f"{message} Make a new one at {tokens_url}.")
+        self.details = {"reason": why, "tokens_url": tokens_url}
+
+
+def _not_valid(request, why: str, what: str) -> ApiKeyRefused:
+    return ApiKeyRefused(
+        request, f"This API key is not valid: {what}. Check it was copied whole (it starts with {TOKEN_PREFIX}).", why=why
+    )
 
 
 class HashedTokenAuthentication(authentication.BaseAuthentication):
@@ -20,16 +39,18 @@ class HashedTokenAuthentication(authentication.BaseAuthentication):
         parts = header.split()
         if parts[0] != self.keyword:
             return None
-        if len(parts) != 2 or not looks_like_key(parts[1]):
-            raise exceptions.AuthenticationFailed(
-                "Malformed token header: send 'Authorization: Token <key>' with the key shown when it was created."
+        if len(parts) != 2:
+            raise _not_valid(
+                request, "malformed", "the header must be 'Authorization: Token <key>', one key with no spaces"
             )
+        if not looks_like_key(parts[1]):
+            raise _not_valid(request, "malformed", f"a key is {TOKEN_PREFIX} and 43 more letters, digits, - or _")
         token = ApiToken.objects.select_related("user", "team").filter(key_hash=hash_key(parts[1])).first()
         if token is None:
-            raise exceptions.AuthenticationFailed("Unknown token: create one on the Tokens page.")
+            raise _not_valid(request, "unknown", "this portal never made it (or it belongs to another portal)")
         if token.revoked_at is not None:
-            raise exceptions.AuthenticationFailed(
-                f"This token was revoked on {token.revoked_at:%Y-%m-%d %H:%M} UTC; create a new one on the Tokens page."
+            raise ApiKeyRefused(
+                request, f"This API key is not valid: it was revoked on {token.revoked_at:%Y-%m-%d %H:%M} UTC.", why="revoked"
             )
         if not token.user.is_active:
             raise exceptions.AuthenticationFailed("The account of this token is disabled.")

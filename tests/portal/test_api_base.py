@@ -32,15 +32,32 @@ def test_without_credentials_the_api_answers_401_in_the_error_shape(db):
 def test_a_malformed_token_gets_a_clear_401(db, header):
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=header.encode("utf-8").decode("latin-1"))
-    error = _assert_error_shape(client.get("/api/v1/me/"), 401, "authentication_failed")
-    assert "Malformed token header" in error["message"]
+    error = _assert_error_shape(client.get("/api/v1/me/"), 401, "invalid_api_key")
+    assert error["message"].startswith("This API key is not valid: ")
+    assert "copied whole" in error["message"] and "http://testserver/tokens/" in error["message"]
+    assert error["details"] == {"reason": "malformed", "tokens_url": "http://testserver/tokens/"}
+    assert "Malformed" not in error["message"]
 
 
 def test_an_unknown_token_gets_a_clear_401(db):
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION="Token mlep_" + "x" * 40)
-    error = _assert_error_shape(client.get("/api/v1/me/"), 401, "authentication_failed")
-    assert error["message"].startswith("Unknown token")
+    error = _assert_error_shape(client.get("/api/v1/me/"), 401, "invalid_api_key")
+    assert error["message"].startswith("This API key is not valid: this portal never made it")
+    assert "copied whole" in error["message"] and "Make a new one at http://testserver/tokens/" in error["message"]
+    assert error["details"]["reason"] == "unknown"
+
+
+def test_a_revoked_token_gets_a_clear_401(alice):
+    from portal.accounts.services import token_create, token_revoke
+
+    token, key = token_create(user=alice, team=alice.teams.get(), name="ci")
+    token_revoke(user=alice, token_id=token.pk)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    error = _assert_error_shape(client.get("/api/v1/me/"), 401, "invalid_api_key")
+    assert error["message"].startswith("This API key is not valid: it was revoked on ")
+    assert error["details"] == {"reason": "revoked", "tokens_url": "http://testserver/tokens/"}
 
 
 def test_an_unknown_api_path_answers_json(db):
