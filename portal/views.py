@@ -2,8 +2,8 @@
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.templatetags.static import static
 from django.template.loader import render_to_string
+from django.templatetags.static import static
 from django.urls import Resolver404
 
 from portal.accounts.selectors import is_maintainer

@@ -22,9 +22,8 @@ class ApiKeyRefused(exceptions.AuthenticationFailed):
 
 
 def _not_valid(request, why: str, what: str) -> ApiKeyRefused:
-    return ApiKeyRefused(
-        request, f"This API key is not valid: {what}. Check it was copied whole (it starts with {TOKEN_PREFIX}).", why=why
-    )
+    message = f"This API key is not valid: {what}. Check it was copied whole (it starts with {TOKEN_PREFIX})."
+    return ApiKeyRefused(request, message, why=why)
 
 
 class HashedTokenAuthentication(authentication.BaseAuthentication):
@@ -49,9 +48,8 @@ class HashedTokenAuthentication(authentication.BaseAuthentication):
         if token is None:
             raise _not_valid(request, "unknown", "this portal never made it (or it belongs to another portal)")
         if token.revoked_at is not None:
-            raise ApiKeyRefused(
-                request, f"This API key is not valid: it was revoked on {token.revoked_at:%Y-%m-%d %H:%M} UTC.", why="revoked"
-            )
+            revoked = f"{token.revoked_at:%Y-%m-%d %H:%M} UTC"
+            raise ApiKeyRefused(request, f"This API key is not valid: it was revoked on {revoked}.", why="revoked")
         if not token.user.is_active:
             raise exceptions.AuthenticationFailed("The account of this token is disabled.")
         now = timezone.now()
