@@ -364,18 +364,26 @@ def wait(portal: Portal, submission_id: str, *, interval: float, timeout: float,
             raise ClientError(
                 EXIT_TIMEOUT,
                 f"gave up after {timeout:g} s; the submission is still {status}. Check later with "
-                f"`mleportal.py status {submission_id}` or at {submission.get('url') or portal.url(path)}",
+                f"`mleportal.py status {submission_id}` or at {page_url(portal, submission)}",
             )
         time.sleep(interval)
 
 
-def render(submission: dict[str, Any]) -> str:
-    """Status, per-tier figures (complete and padded any-medal mean ± SEM, seeds) and the flags."""
+def page_url(portal: Portal, submission: dict[str, Any]) -> str:
+    """The submission's page, the one a person opens in a browser: the portal's page_url, or (from a portal
+    that does not send one) /submissions/<id>/ on the --url given."""
+    page = submission.get("page_url")
+    if isinstance(page, str) and page.startswith(("http://", "https://")):
+        return page
+    return portal.url(f"/submissions/{urllib.parse.quote(str(submission.get('id')), safe='')}/")
+
+
+def render(submission: dict[str, Any], *, page: str) -> str:
+    """Status, per-tier figures (complete and padded any-medal mean ± SEM, seeds), the flags, and last the
+    submission's page (to open in a browser; the API's address is not for people)."""
     lines = [f"submission {submission.get('id')}: {submission.get('status')}"]
     if submission.get("status_reason"):
         lines.append(f"reason: {submission['status_reason']}")
-    if submission.get("url"):
-        lines.append(f"url: {submission['url']}")
     if "comparable" in submission:
         lines.append(f"comparable: {'yes' if submission['comparable'] else 'no'}")
     aggregates = submission.get("aggregates") or {}
@@ -398,6 +406,7 @@ def render(submission: dict[str, Any]) -> str:
         lines.append(f"{line}: {flag.get('message', '')}")
         if flag.get("resolution"):
             lines.append(f"      resolution: {flag['resolution']}")
+    lines += ["", f"page: {page}"]
     return "\n".join(lines)
 
 
@@ -412,8 +421,8 @@ def _seeds(figures: Any) -> str:
     return str(figures.get("seeds", "-")) if isinstance(figures, dict) else "-"
 
 
-def finish(submission: dict[str, Any]) -> int:
-    print(render(submission))
+def finish(portal: Portal, submission: dict[str, Any]) -> int:
+    print(render(submission, page=page_url(portal, submission)))
     code = FINAL.get(str(submission.get("status")), EXIT_OK)
     if code != EXIT_OK:
         print(f"error: the submission was {submission.get('status')}", file=sys.stderr)
@@ -430,23 +439,25 @@ def command_upload(args: argparse.Namespace) -> int:
     if "id" not in answer:
         raise ClientError(EXIT_SERVER, f"the portal took the upload but sent no submission id: {answer}")
     print(
-        f"uploaded: submission {answer.get('id')} is {answer.get('status')}: {answer.get('url', '')}",
+        f"uploaded: submission {answer.get('id')} is {answer.get('status')}; its page: {page_url(portal, answer)}",
         file=sys.stderr,
     )
     if args.no_wait:
         print(json.dumps(answer))
         return EXIT_OK
     submission = wait(portal, str(answer["id"]), interval=args.poll_interval, timeout=args.timeout, stream=sys.stderr)
-    return finish(submission)
+    return finish(portal, submission)
 
 
 def command_status(args: argparse.Namespace) -> int:
     portal = Portal(args.url, args.token, timeout=args.http_timeout)
     if args.wait:
-        return finish(wait(portal, args.id, interval=args.poll_interval, timeout=args.timeout, stream=sys.stderr))
+        return finish(
+            portal, wait(portal, args.id, interval=args.poll_interval, timeout=args.timeout, stream=sys.stderr)
+        )
     path = f"/api/v1/submissions/{urllib.parse.quote(args.id, safe='')}/"
     submission = portal.get_json(path)
-    print(render(submission))
+    print(render(submission, page=page_url(portal, submission)))
     return FINAL.get(str(submission.get("status")), EXIT_OK)
 
 

@@ -4,6 +4,7 @@ import json
 
 from django.conf import settings
 from django.http import HttpResponse
+from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import exceptions, serializers, status
 from rest_framework.parsers import MultiPartParser
@@ -73,7 +74,8 @@ class SubmissionSerializer(serializers.Serializer):
     replaces = serializers.IntegerField(source="replaces_id", allow_null=True)
     review_trail = serializers.SerializerMethodField()
     seed_rule = serializers.SerializerMethodField()
-    url = serializers.SerializerMethodField()
+    url = serializers.SerializerMethodField(help_text="this resource in the API")
+    page_url = serializers.SerializerMethodField(help_text="the submission's page, to open in a browser")
 
     def get_progress(self, obj: Submission) -> dict:
         return {"done": obj.progress_done, "total": obj.progress_total}
@@ -95,6 +97,11 @@ class SubmissionSerializer(serializers.Serializer):
     def get_url(self, obj: Submission) -> str:
         request = self.context.get("request")
         path = f"/api/v1/submissions/{obj.pk}/"
+        return request.build_absolute_uri(path) if request else path
+
+    def get_page_url(self, obj: Submission) -> str:
+        request = self.context.get("request")
+        path = reverse("submission_detail", args=[obj.pk])
         return request.build_absolute_uri(path) if request else path
 
 
@@ -175,7 +182,12 @@ class SubmissionListCreateApi(APIView):
         responses={
             202: inline_serializer(
                 "SubmissionAccepted",
-                {"id": serializers.IntegerField(), "status": serializers.CharField(), "url": serializers.CharField()},
+                {
+                    "id": serializers.IntegerField(),
+                    "status": serializers.CharField(),
+                    "url": serializers.CharField(),
+                    "page_url": serializers.CharField(),
+                },
             ),
             400: OpenApiResponse(description="bad bundle"),
             413: OpenApiResponse(description="too large"),
@@ -205,7 +217,11 @@ class SubmissionListCreateApi(APIView):
         except SubmissionRefused as exc:
             raise ApiError(status_code=exc.status, code=exc.code, message=exc.message, details=exc.details) from None
         url = request.build_absolute_uri(f"/api/v1/submissions/{submission.pk}/")
-        return Response({"id": submission.pk, "status": submission.status, "url": url}, status=status.HTTP_202_ACCEPTED)
+        page_url = request.build_absolute_uri(reverse("submission_detail", args=[submission.pk]))
+        return Response(
+            {"id": submission.pk, "status": submission.status, "url": url, "page_url": page_url},
+            status=status.HTTP_202_ACCEPTED,
+        )
 
 
 class SubmissionDetailApi(APIView):

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from grading.models import Submission
 from portal.accounts import services
 
 CLIENT = Path(__file__).resolve().parents[2] / "client" / "mleportal.py"
@@ -60,6 +61,8 @@ def test_make_bundle_then_upload_waits_and_prints_the_tiers(
     )
     assert uploaded.returncode == 0, uploaded.stdout + uploaded.stderr
     assert "low" in uploaded.stdout and "±" in uploaded.stdout
+    submission_id = Submission.objects.get().pk
+    assert uploaded.stdout.splitlines()[-1] == f"page: {live_server.url}/submissions/{submission_id}/"
 
 
 @pytest.mark.worker

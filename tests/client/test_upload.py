@@ -24,7 +24,12 @@ MB = 1000 * 1000
 
 
 def accepted(portal) -> tuple[int, dict]:
-    return 202, {"id": 42, "status": "received", "url": f"{portal.url}/submissions/42/"}
+    return 202, {
+        "id": 42,
+        "status": "received",
+        "url": f"{portal.url}/api/v1/submissions/42/",
+        "page_url": f"{portal.url}/submissions/42/",
+    }
 
 
 def figures(mean: float, sem: float, seeds: int) -> dict:
@@ -118,7 +123,8 @@ def test_it_polls_until_published_and_prints_the_figures(mleportal, portal, tmp_
         submission("grading", progress={"done": 3, "total": 3}),
         submission(
             "published",
-            url=f"{portal.url}/submissions/42/",
+            url=f"{portal.url}/api/v1/submissions/42/",
+            page_url=f"{portal.url}/submissions/42/",
             comparable=False,
             progress={"done": 3, "total": 3},
             aggregates={
@@ -148,6 +154,10 @@ def test_it_polls_until_published_and_prints_the_figures(mleportal, portal, tmp_
     all_ = next(line for line in out.splitlines() if line.startswith("all "))
     assert all_.split() == ["all", "-", "-", "10.00", "±", "0.50", "4"]
     assert "[warning] padded_seeds (low,all): spaceship-titanic has 3 runs for 4 seeds" in out
+    # The last line is the page a person opens, never the API's address.
+    assert out.splitlines()[-1] == f"page: {portal.url}/submissions/42/"
+    assert "/api/" not in out
+    assert f"uploaded: submission 42 is received; its page: {portal.url}/submissions/42/" in err
 
 
 @pytest.mark.parametrize("status, exit_code", [("rejected", 3), ("failed", 4), ("in_review", 0)])
@@ -161,6 +171,20 @@ def test_the_exit_code_follows_the_final_status(mleportal, portal, tmp_path, cap
     assert code == exit_code
     assert f"submission 42: {status}" in out and "reason: the reason" in out
     assert (f"error: the submission was {status}" in err) == (exit_code != 0)
+
+
+def test_from_a_portal_that_sends_no_page_url_the_page_is_made_from_the_url_given(mleportal, portal, tmp_path, capsys):
+    bundle = tmp_path / "b.tgz"
+    bundle.write_bytes(b"\x1f\x8b")
+    portal.answer("POST", "/api/v1/submissions/", (202, {"id": 42, "status": "received"}))
+    portal.answer("GET", SUBMISSION, submission("published", url=f"{portal.url}/api/v1/submissions/42/"))
+    code = run(mleportal, "upload", str(bundle), "--url", portal.url, "--token", TOKEN, "--poll-interval", "0.01")
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert out.splitlines()[-1] == f"page: {portal.url}/submissions/42/"
+    assert f"its page: {portal.url}/submissions/42/" in err
+    assert run(mleportal, "status", "42", "--url", portal.url, "--token", TOKEN) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == f"page: {portal.url}/submissions/42/"
 
 
 def test_polling_waits_out_a_portal_restart(mleportal, portal, tmp_path, capsys):
