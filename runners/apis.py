@@ -229,6 +229,7 @@ class CapacitySerializer(serializers.Serializer):
     memory_gb = serializers.FloatField(min_value=0)
     slots = serializers.IntegerField(min_value=1, max_value=256, default=1)
     backend = serializers.ChoiceField(choices=["process", "docker"])
+    sandbox = serializers.ChoiceField(choices=["", "bwrap", "off"], default="")
     version = serializers.CharField(allow_blank=True, max_length=40, default="")
 
 

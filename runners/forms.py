@@ -1,6 +1,7 @@
 from django import forms
 
 from grading.engine.tiers import SPLITS
+from runners.services.fit import Offer
 
 
 class HostedRunForm(forms.Form):
@@ -8,8 +9,10 @@ class HostedRunForm(forms.Form):
     image = forms.CharField(max_length=300, help_text="The agent image, e.g. my-agent:1.0, loaded on the workers")
     split = forms.ChoiceField(choices=[(s, s) for s in SPLITS], initial="low")
     seeds = forms.IntegerField(min_value=1, max_value=10, initial=3)
-    time_limit_hours = forms.FloatField(min_value=0.001, initial=24, help_text="Per run; the container is killed after")
-    gpus_per_run = forms.IntegerField(min_value=0, initial=1)
+    time_limit_hours = forms.FloatField(
+        min_value=0.001, initial=24, help_text="Per run; the agent is stopped after it and what it left is graded"
+    )
+    gpus_per_run = forms.IntegerField(min_value=0, initial=0, label="GPUs per run")
     env = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 4, "autocomplete": "off", "spellcheck": "false"}),
@@ -21,9 +24,15 @@ class HostedRunForm(forms.Form):
     agent_name = forms.CharField(required=False, max_length=100, help_text="As the board shows it (default: the image)")
     llms = forms.CharField(required=False, help_text="The models the agent calls, separated by commas")
 
-    def __init__(self, *args, teams, **kwargs):
+    def __init__(self, *args, teams, offer: Offer, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["team"].queryset = teams  # type: ignore[attr-defined]
+        gpus = self.fields["gpus_per_run"]
+        gpus.initial = offer.default_gpus  # what the workers there are can run, never more
+        if offer.largest_gpus is not None:
+            gpus.help_text = f"The largest worker has {offer.largest_gpus}; a run asking for more is refused"
+        else:
+            gpus.help_text = "No worker is registered yet, so nothing is known of their GPUs"
 
     def clean_env(self) -> dict[str, str]:
         env: dict[str, str] = {}

@@ -54,6 +54,9 @@ class GpuWorker(models.Model):
     token_hash = models.CharField(max_length=64, unique=True)
     token_prefix = models.CharField(max_length=16)
     backend = models.CharField(max_length=20, blank=True)
+    sandbox = models.CharField(
+        max_length=10, blank=True, help_text="The process backend's: bwrap or off ('' from workers that do not say)"
+    )
     gpus = models.PositiveSmallIntegerField(default=0)
     gpu_model = models.CharField(max_length=100, blank=True)
     gpu_memory_gb = models.FloatField(default=0)

@@ -11,6 +11,7 @@ from portal.accounts.selectors import is_maintainer, signed_in_user, teams_for_u
 from runners import selectors
 from runners.forms import HostedRunForm
 from runners.models import HostedRun
+from runners.services.fit import hosted_offer
 from runners.services.hosted import (
     HostedRunRefused,
     HostedRunRequest,
@@ -24,7 +25,8 @@ from runners.services.hosted import (
 def hosted_run_new(request: HttpRequest) -> HttpResponse:
     user = signed_in_user(request.user)
     teams = teams_for_user(user=user)
-    form = HostedRunForm(request.POST or None, teams=teams)
+    offer = hosted_offer()
+    form = HostedRunForm(request.POST or None, teams=teams, offer=offer)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         agent = {"name": data["agent_name"]} if data["agent_name"] else {}
@@ -45,10 +47,13 @@ def hosted_run_new(request: HttpRequest) -> HttpResponse:
                 ),
             )
         except HostedRunRefused as exc:
-            form.add_error(exc.field.split(".")[0] if exc.field in form.fields else None, exc.message)
+            if exc.field in form.fields:  # the field's own error, without the API's "field: " prefix
+                form.add_error(exc.field, exc.message.removeprefix(f"{exc.field}: "))
+            else:
+                form.add_error(None, exc.message)
         else:
             return redirect("hosted_run_detail", hosted_run_id=run.pk)
-    context = {"form": form, "teams": teams, "runs": selectors.hosted_run_list(user=user)}
+    context = {"form": form, "teams": teams, "runs": selectors.hosted_run_list(user=user), "offer": offer}
     return render(request, "runners/hosted_run_new.html", context, status=400 if form.errors else 200)
 
 

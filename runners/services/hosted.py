@@ -20,6 +20,7 @@ from portal.accounts.models import Team
 from runners import envnames, queue
 from runners.models import HostedRun, HostedTask
 from runners.secrets import env_encrypt
+from runners.services.fit import queued_reason, registered_workers, unfit_message
 
 # Docker's reference grammar, less the registry's host:port: path components of lowercase letters and digits
 # joined by one '.', one or two '_' or any '-'s, separated by single '/'; an optional tag and digest. So no
@@ -165,6 +166,18 @@ def hosted_run_create(*, team: Team, user, request: HostedRunRequest) -> HostedR
             status=503, code="no_benchmark", message="No benchmark is loaded yet; an operator runs load_competitions."
         )
     competitions = _competitions(request, benchmark)
+    workers = registered_workers()
+    if (unfit := unfit_message(gpus=request.gpus_per_run, workers=workers)) is not None:
+        # It would wait in the queue for nothing: refused now, before the quota counts it.
+        largest = max(worker.gpus for worker in workers)
+        raise HostedRunRefused(
+            status=409,
+            code="does_not_fit",
+            message=f"gpus_per_run: {unfit}: ask for at most {largest} GPUs per run, or an operator registers a "
+            "worker with more. Nothing was started and the daily quota is untouched.",
+            field="gpus_per_run",
+        )
+    reason = queued_reason(gpus=request.gpus_per_run, workers=workers)  # "" unless no worker is registered
     with transaction.atomic():
         Team.objects.select_for_update().filter(pk=team.pk).first()  # two requests cannot both take the last slot
         _check_quota(team, user)
@@ -185,7 +198,7 @@ def hosted_run_create(*, team: Team, user, request: HostedRunRequest) -> HostedR
         )
         now = timezone.now()
         tasks = HostedTask.objects.bulk_create(
-            HostedTask(hosted_run=run, competition=competition, seed=seed, queued_at=now)
+            HostedTask(hosted_run=run, competition=competition, seed=seed, queued_at=now, reason=reason)
             for seed in range(request.seeds)
             for competition in competitions
         )

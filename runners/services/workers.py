@@ -32,6 +32,7 @@ from runners import queue
 from runners.capability import capability_matches
 from runners.models import FormatCheck, GpuWorker, HostedRun, HostedTask
 from runners.secrets import env_decrypt
+from runners.services.fit import WAITING, queued_reasons_refresh
 from runners.services.hosted import hosted_run_graded, hosted_run_progress
 from runners.worker.collect import redact, secret_values
 
@@ -45,6 +46,7 @@ OUTCOMES = {
     "cancelled": T.CANCELLED,
 }
 OUTPUT_TAIL_CHARS = 8000
+OUTPUT_TAIL_LIMIT = 65536  # the most a worker may send (as in a heartbeat); OUTPUT_TAIL_CHARS of it are kept
 
 
 class WorkerRefused(Exception):
@@ -126,6 +128,7 @@ class Capacity:
     slots: int
     backend: str
     version: str
+    sandbox: str = ""
 
 
 def worker_register(*, worker: GpuWorker, capacity: Capacity) -> GpuWorker:
@@ -135,6 +138,7 @@ def worker_register(*, worker: GpuWorker, capacity: Capacity) -> GpuWorker:
     worker.registered_at = worker.beat_at = now
     worker.save()
     logger.info("worker %s registered: %s", worker.name, capacity)
+    queued_reasons_refresh()  # its capacity may have shrunk (or grown): queued tasks say whether any fits now
     return worker
 
 
@@ -221,6 +225,7 @@ def task_claim(
         taken = HostedTask.objects.filter(pk=task.pk, status=T.QUEUED, attempt=attempt).update(
             status=T.RUNNING, worker=worker, started_at=now, seen_at=now, cancel_requested=False, output_tail=""
         )
+        HostedTask.objects.filter(pk=task.pk, reason__startswith=WAITING).update(reason="")  # it no longer waits
         if not taken:  # another worker's claim (or a cancel) got there between the read and this update
             raise WorkerRefused(
                 status=409, code="not_queued", message=f"task {task_id} attempt {attempt} is not queued"
@@ -339,7 +344,13 @@ def _checked_outcome(outcome: dict[str, Any], run: HostedRun) -> dict[str, Any]:
     reason = outcome.get("reason")
     if reason is not None and not isinstance(reason, str):
         raise _invalid("outcome.reason", "must be null or text")
+    tail = outcome.get("output_tail")
+    if tail is not None and (not isinstance(tail, str) or len(tail) > OUTPUT_TAIL_LIMIT):
+        raise _invalid("outcome.output_tail", f"must be null or text of at most {OUTPUT_TAIL_LIMIT} characters")
+    # Without one (an older worker) the last heartbeat's tail stays.
+    kept_tail = {} if tail is None else {"output_tail": worker_tail(tail, secrets=run_secrets(run))}
     return {
+        **kept_tail,
         "exit_code": exit_code,
         "reason": worker_reason(reason or "", secrets=run_secrets(run)),
         **{
@@ -421,7 +432,7 @@ def hosted_watchdog(*, now=None) -> dict[str, int]:
     submission reached a final status are done. Safe to run anywhere, any number of times."""
     now = now or timezone.now()
     lost_before = now - timedelta(seconds=settings.HOSTED_WORKER_LOST_SECONDS)
-    counts = {"requeued": 0, "failed": 0, "expired": 0, "overtime": 0, "resent": 0, "done": 0}
+    counts = {"requeued": 0, "failed": 0, "expired": 0, "overtime": 0, "resent": 0, "done": 0, "reasons": 0}
     touched: set[int] = set()
     running = list(HostedTask.objects.filter(status=T.RUNNING).select_related("worker", "hosted_run"))
     for task in running:
@@ -468,6 +479,7 @@ def hosted_watchdog(*, now=None) -> dict[str, int]:
         touched.add(task.hosted_run_id)
     for run_id in touched:
         hosted_run_progress(hosted_run_id=run_id)
+    counts["reasons"] = queued_reasons_refresh()  # a worker revoked or gone from the table: queued tasks say so
     for run_id in HostedRun.objects.filter(
         status=HostedRun.Status.GRADING, submission__status__in=Submission.FINAL_STATUSES
     ).values_list("pk", flat=True):

@@ -151,6 +151,7 @@ class WorkerConfig:
             "memory_gb": self.memory_gb,
             "slots": self.slots,
             "backend": self.backend,
+            "sandbox": self.process_sandbox if self.backend == "process" else "",
             "version": self.version,
         }
 

@@ -327,6 +327,9 @@ def run_task(
             # The portal's own overhead, as the worker sees it (benchmarks/hosted_overhead.py).
             "setup_seconds": round(task.started - claimed, 3) if task.started else None,
             "collect_seconds": round(time.monotonic() - task.stopped, 3) if task.stopped else None,
+            # The agent's last output as it ended: one that ended between heartbeats (an exit 1 in its first
+            # seconds) would show none on the run page without it.
+            "output_tail": task.tail(),
         }
         log.info("task %s attempt %s: %s (%s)", task_id, attempt, verdict.status, outcome["reason"])
         try:

@@ -223,5 +223,6 @@ def test_cancel_stops_a_running_container_and_removes_it(
         assert alice_api.post(f"/api/v1/hosted-runs/{run.pk}/cancel/").status_code == 200
         wait_until(lambda: _task(run).status == HostedTask.Status.CANCELLED, "cancelled", logs=worker.output)
         wait_until(
-            lambda: not docker_client.containers.list(all=True, sparse=True, filters={"label": label}), "the container removed"
+            lambda: not docker_client.containers.list(all=True, sparse=True, filters={"label": label}),
+            "the container removed",
         )

@@ -278,7 +278,15 @@ def test_a_task_its_worker_keeps_listing_stays_running(registry, alice_api):
     task, worker, client = _claimed(alice_api)
     assert _beat(client, task).status_code == 200
 
-    assert hosted_watchdog() == {"requeued": 0, "failed": 0, "expired": 0, "overtime": 0, "resent": 0, "done": 0}
+    assert hosted_watchdog() == {
+        "requeued": 0,
+        "failed": 0,
+        "expired": 0,
+        "overtime": 0,
+        "resent": 0,
+        "done": 0,
+        "reasons": 0,
+    }
     task.refresh_from_db()
     assert task.status == HostedTask.Status.RUNNING
 

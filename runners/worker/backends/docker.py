@@ -322,7 +322,9 @@ class DockerBackend:
         if not self.worker_label:
             return 0
         try:
-            found = self.client.containers.list(all=True, sparse=True, filters={"label": f"portal.worker={self.worker_label}"})
+            found = self.client.containers.list(
+                all=True, sparse=True, filters={"label": f"portal.worker={self.worker_label}"}
+            )
         except (DockerException, requests.RequestException) as error:
             logger.warning("could not list this worker's old containers: %s", error)
             return 0

@@ -32,9 +32,11 @@ def test_its_capacity_is_the_register_body() -> None:
 
     assert {key: value for key, value in capacity.items() if key != "version"} == {
         "gpus": 2, "gpu_model": "H100", "gpu_memory_gb": 80.0, "cpus": 16.0, "memory_gb": 128.0, "slots": 2,
-        "backend": "docker",
+        "backend": "docker", "sandbox": "",
     }  # fmt: skip
     assert isinstance(capacity["version"], str)
+    process = WorkerConfig.from_env({**env, "RUNNER_BACKEND": "process", "RUNNER_PROCESS_SANDBOX": "off"})
+    assert process.capacity()["sandbox"] == "off"  # the form tells teams what a run gets there
 
 
 def test_it_reads_the_token_from_a_file(tmp_path: Path) -> None:

@@ -158,6 +158,18 @@ def test_it_kills_a_task_cancelled_on_the_portal(portal, config, client, add_age
     assert registry.running() == []
 
 
+def test_an_agent_that_ends_between_heartbeats_still_reports_its_output_tail(portal, config, client, add_agent) -> None:
+    """An agent that exits 1 in its first second never shows in a heartbeat: the finish carries its tail."""
+    add_agent("quitter", 'echo "no sample_submission.csv in $DATA_DIR"; exit 1\n')
+    portal.add_task(13, image="quitter:1")
+
+    outcome = run(13, config, client)
+
+    assert outcome is not None and (outcome["status"], outcome["exit_code"]) == ("exited", 1)
+    assert "no sample_submission.csv in " in outcome["output_tail"]
+    assert portal.finishes[0].outcome["output_tail"] == outcome["output_tail"]
+
+
 def test_it_reports_a_backend_start_error_as_failed(portal, config, client) -> None:
     portal.add_task(9, image="no-such-agent:1")
 

@@ -1,0 +1,122 @@
+"""What the registered workers can run, as a team meets it: a request that fits no worker is refused at once
+(it would wait in the queue for nothing and count against the quota), queued tasks that fit none say so in
+their reason, and the hosted-runs form starts from what fits and says what a run gets on each backend.
+
+"Registered" is a worker that reported its capacity and whose token is not revoked; a worker that stopped
+beating still counts (it usually comes back), and its capacity is the last it reported.
+"""
+
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db.models import Q
+
+from runners.models import GpuWorker, HostedTask
+
+WAITING = "waiting: "  # the prefix of the reasons written here; only those (or none) are replaced
+
+
+def _gpus(count: int) -> str:
+    return f"{count} GPU{'' if count == 1 else 's'}"
+
+
+def registered_workers() -> list[GpuWorker]:
+    return list(
+        GpuWorker.objects.filter(registered_at__isnull=False, revoked_at__isnull=True).order_by("-gpus", "name")
+    )
+
+
+def unfit_message(*, gpus: int, workers: list[GpuWorker]) -> str | None:
+    """Why a task of `gpus` GPUs cannot run on any registered worker, or None when one can hold it (or when no
+    worker registered yet: then nothing is known, and the task waits for one)."""
+    largest = max((worker.gpus for worker in workers), default=None)
+    if largest is None or gpus <= largest:
+        return None
+    return f"no worker has {_gpus(gpus)}; the largest has {largest}"
+
+
+def queued_reason(*, gpus: int, workers: list[GpuWorker]) -> str:
+    """What a queued task's Reason says while it waits for something other than a free slot ("" when it fits)."""
+    hours = f"{settings.HOSTED_QUEUE_TIMEOUT_SECONDS / 3600:g} h"
+    if not workers:
+        return (
+            f"{WAITING}no worker is registered on this portal yet; the task starts when one does, or fails after "
+            f"{hours} in the queue (a failed run costs no quota)"
+        )
+    why = unfit_message(gpus=gpus, workers=workers)
+    if why is None:
+        return ""
+    return (
+        f"{WAITING}{why} now; the task starts if a larger worker registers, or fails after {hours} in the queue "
+        "(a failed run costs no quota). Cancel it and ask again with fewer GPUs per run."
+    )
+
+
+def queued_reasons_refresh() -> int:
+    """Bring the Reason of every queued task up to date with the registered workers (after a worker registered
+    with a new capacity, or one went): a task no worker can hold says so, one that fits again is cleared. A
+    reason of another kind (a requeue's) is left as it is. Returns how many tasks changed."""
+    workers = registered_workers()
+    queued = HostedTask.objects.filter(status=HostedTask.Status.QUEUED)
+    changed = 0
+    for gpus in set(queued.values_list("hosted_run__gpus_per_run", flat=True)):
+        reason = queued_reason(gpus=gpus, workers=workers)
+        changed += (
+            queued.filter(hosted_run__gpus_per_run=gpus)
+            .filter(Q(reason="") | Q(reason__startswith=WAITING))
+            .exclude(reason=reason)
+            .update(reason=reason)
+        )
+    return changed
+
+
+@dataclass(frozen=True, kw_only=True)
+class Offer:
+    """What the registered workers offer a hosted run, for the form."""
+
+    workers: list[GpuWorker]
+
+    @property
+    def largest_gpus(self) -> int | None:
+        return max((worker.gpus for worker in self.workers), default=None)
+
+    @property
+    def default_gpus(self) -> int:
+        """The board's standard one GPU when a worker has one; else 0, which every worker (and none) can run."""
+        return min(1, self.largest_gpus or 0)
+
+    def environments(self) -> list[str]:
+        """One sentence per kind of worker there is: what a run gets there, as the backends make it."""
+        from runners.services.workers import task_cpus, task_memory_gb
+
+        network = (
+            "the worker machine's network (this portal allows it: HOSTED_ALLOW_NETWORK)"
+            if settings.HOSTED_ALLOW_NETWORK
+            else "no network"
+        )
+        lines: dict[str, str] = {}
+        for worker in self.workers:
+            where = f"{worker.name}: " if len(self.workers) > 1 else ""
+            if worker.backend == "docker":
+                lines[worker.name] = (
+                    f"{where}a Docker container of the image with {network}, at most {task_cpus(worker):g} CPUs and "
+                    f"{task_memory_gb(worker):g} GB of memory (no swap), {settings.HOSTED_SHM_GB} GB of /dev/shm, "
+                    "no new privileges, as the image's own user"
+                )
+            elif worker.sandbox == "off":
+                lines[worker.name] = (
+                    f"{where}a plain process on the worker machine, as the worker's own user with its files and "
+                    "network, and no CPU or memory limit (its operator runs trusted agents only)"
+                )
+            else:
+                lines[worker.name] = (
+                    f"{where}not a container: the start.sh of the agent folder named like the image (its operator "
+                    f"installs agents), in a bubblewrap sandbox with {network}, a uid of its own (not root), its own "
+                    "processes only, a root filesystem of /usr and a few /etc files, every GPU of the machine, no "
+                    f"CPU or memory limit, {settings.HOSTED_SHM_GB} GB of /dev/shm"
+                )
+        return list(lines.values())
+
+
+def hosted_offer() -> Offer:
+    return Offer(workers=registered_workers())
