@@ -10,10 +10,14 @@ class HostedRunForm(forms.Form):
     split = forms.ChoiceField(choices=[(s, s) for s in SPLITS], initial="low")
     seeds = forms.IntegerField(min_value=1, max_value=10, initial=3)
     time_limit_hours = forms.FloatField(
-        min_value=0.001, initial=24, help_text="Per run; the agent is stopped after it and what it left is graded"
+        label="Time limit (hours)",
+        min_value=0.001,
+        initial=24,
+        help_text="Per run; the agent is stopped after it and what it left is graded",
     )
     gpus_per_run = forms.IntegerField(min_value=0, initial=0, label="GPUs per run")
     env = forms.CharField(
+        label="Environment variables",
         required=False,
         widget=forms.Textarea(attrs={"rows": 4, "autocomplete": "off", "spellcheck": "false"}),
         help_text="NAME=value, one per line: passed to the agent, stored encrypted, never shown again",
@@ -22,7 +26,7 @@ class HostedRunForm(forms.Form):
         required=False, help_text="Optional: only these competition ids of the split, separated by spaces (a trial)"
     )
     agent_name = forms.CharField(required=False, max_length=100, help_text="As the board shows it (default: the image)")
-    llms = forms.CharField(required=False, help_text="The models the agent calls, separated by commas")
+    llms = forms.CharField(required=False, label="LLMs", help_text="The models the agent calls, separated by commas")
 
     def __init__(self, *args, teams, offer: Offer, **kwargs):
         super().__init__(*args, **kwargs)

@@ -96,26 +96,27 @@ class Offer:
         )
         lines: dict[str, str] = {}
         for worker in self.workers:
-            where = f"{worker.name}: " if len(self.workers) > 1 else ""
             if worker.backend == "docker":
                 lines[worker.name] = (
-                    f"{where}a Docker container of the image with {network}, at most {task_cpus(worker):g} CPUs and "
+                    f"a Docker container of the image with {network}, at most {task_cpus(worker):g} CPUs and "
                     f"{task_memory_gb(worker):g} GB of memory (no swap), {settings.HOSTED_SHM_GB} GB of /dev/shm, "
-                    "no new privileges, as the image's own user"
+                    "the GPUs asked for, no new privileges, as the image's own user"
                 )
             elif worker.sandbox == "off":
                 lines[worker.name] = (
-                    f"{where}a plain process on the worker machine, as the worker's own user with its files and "
+                    "a plain process on the worker machine, as the worker's own user with its files and "
                     "network, and no CPU or memory limit (its operator runs trusted agents only)"
                 )
             else:
                 lines[worker.name] = (
-                    f"{where}not a container: the start.sh of the agent folder named like the image (its operator "
+                    f"not a container: the start.sh of the agent folder named like the image (its operator "
                     f"installs agents), in a bubblewrap sandbox with {network}, a uid of its own (not root), its own "
                     "processes only, a root filesystem of /usr and a few /etc files, every GPU of the machine, no "
                     f"CPU or memory limit, {settings.HOSTED_SHM_GB} GB of /dev/shm"
                 )
-        return list(lines.values())
+        if len(lines) > 1:
+            return [f"{name}: {what}" for name, what in lines.items()]
+        return [what[0].upper() + what[1:] for what in lines.values()]
 
 
 def hosted_offer() -> Offer:

@@ -50,6 +50,7 @@ def test_the_form_defaults_to_the_gpus_the_workers_have(registry, client, alice)
     page = client.get("/hosted-runs/").content.decode()
     assert _gpus_input(page) == "0"
     assert "GPUs per run" in page and "The largest worker has 0" in page
+    assert "LLMs" in page and "Environment variables" in page and "Gpus" not in page and "Llms" not in page
     register("gpu-box-2", gpus=4)
     assert _gpus_input(client.get("/hosted-runs/").content.decode()) == "1"  # the board's standard, not all 4
 
@@ -130,7 +131,7 @@ def test_the_form_says_what_a_run_gets_on_each_backend_there_is(registry, client
     offer = page[page.index('<section id="hosted-offer">') :]
     offer = offer[: offer.index("</section>")]
     assert "a container with no network" not in page  # what the process backend is not
-    assert "not a container" in offer and "bubblewrap sandbox with no network" in offer
+    assert "<li>Not a container" in offer and "bubblewrap sandbox with no network" in offer
     assert "a uid of its own" in offer and "no CPU or memory limit" in offer
 
     register("gpu-box-2", gpus=1, backend="docker", sandbox="")
@@ -138,4 +139,4 @@ def test_the_form_says_what_a_run_gets_on_each_backend_there_is(registry, client
     offer = client.get("/hosted-runs/").content.decode()
     assert "gpu-box-2: a Docker container of the image with no network, at most 4 CPUs and 16 GB of memory" in offer
     assert "trusted-box: a plain process on the worker machine, as the worker&#x27;s own user" in offer
-    assert "gpu-box-1: not a container" in offer
+    assert "<li>gpu-box-1: not a container" in offer
