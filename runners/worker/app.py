@@ -25,7 +25,7 @@ from runners.worker.backends.base import Backend, BackendError
 from runners.worker.backends.process import ProcessBackend
 from runners.worker.client import PortalClient
 from runners.worker.config import ConfigError, WorkerConfig, broker_settings
-from runners.worker.execute import DoesNotFit, run_task
+from runners.worker.execute import DOES_NOT_FIT_LOG_EVERY, DoesNotFit, does_not_fit_level, run_task
 from runners.worker.heartbeat import Heartbeat
 
 log = logging.getLogger(__name__)
@@ -94,13 +94,16 @@ def hosted_task(self: Task, task_id: int, attempt: int, capability: str = "") ->
             backend=current.backend,
         )
     except DoesNotFit as exc:
-        log.info(
-            "task %s attempt %s does not fit this worker now (%s): back to the queue for %ss (time %d)",
+        log.log(
+            does_not_fit_level(self.request.retries),
+            "task %s attempt %s does not fit this worker now (%s): back to the queue for %ss (time %d; said "
+            "again every %d times, the run page gives the team the reason)",
             task_id,
             attempt,
             exc,
             REQUEUE_SECONDS,
             self.request.retries + 1,
+            DOES_NOT_FIT_LOG_EVERY,
         )
         raise self.retry(countdown=REQUEUE_SECONDS, max_retries=None) from None
 

@@ -47,6 +47,15 @@ class DoesNotFit(Exception):
     """The portal says this worker's free capacity is too small for the task: send it back to the queue."""
 
 
+DOES_NOT_FIT_LOG_EVERY = 60  # a task that waits long is logged at info once in so many requeues (5 min), not each
+
+
+def does_not_fit_level(retries: int) -> int:
+    """The log level of a task's requeue number `retries` (from 0): info the first time and once every
+    DOES_NOT_FIT_LOG_EVERY, debug between, so a task no worker can hold does not fill the log every 5 s."""
+    return logging.INFO if retries % DOES_NOT_FIT_LOG_EVERY == 0 else logging.DEBUG
+
+
 # --- the tasks running in this process -------------------------------------------------------------------
 
 

@@ -122,6 +122,16 @@ def test_a_task_that_does_not_fit_goes_back_to_the_queue_and_runs_later(gpu_work
     assert "does not fit this worker now" in gpu_worker.log.read_text()
 
 
+def test_a_task_that_keeps_not_fitting_is_logged_once_in_a_while_not_every_five_seconds() -> None:
+    import logging
+
+    from runners.worker.execute import DOES_NOT_FIT_LOG_EVERY, does_not_fit_level
+
+    levels = [does_not_fit_level(retries) for retries in range(3 * DOES_NOT_FIT_LOG_EVERY)]
+    assert levels.count(logging.INFO) == 3 and levels[0] == logging.INFO
+    assert levels[1:DOES_NOT_FIT_LOG_EVERY] == [logging.DEBUG] * (DOES_NOT_FIT_LOG_EVERY - 1)
+
+
 def test_a_message_without_the_right_capability_runs_nothing(gpu_worker, portal) -> None:
     portal.add_task(4)
     portal.add_task(5)
