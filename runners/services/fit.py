@@ -111,8 +111,9 @@ class Offer:
                 lines[worker.name] = (
                     f"not a container: the start.sh of the agent folder named like the image (its operator "
                     f"installs agents), in a bubblewrap sandbox with {network}, a uid of its own (not root), its own "
-                    "processes only, a root filesystem of /usr and a few /etc files, every GPU of the machine, no "
-                    f"CPU or memory limit, {settings.HOSTED_SHM_GB} GB of /dev/shm"
+                    "processes only, a root filesystem of /usr and a few /etc files, every GPU of the machine when it "
+                    f"asks for any (the sandbox cannot pick some), no CPU or memory limit, {settings.HOSTED_SHM_GB} GB "
+                    "of /dev/shm"
                 )
         if len(lines) > 1:
             return [f"{name}: {what}" for name, what in lines.items()]
