@@ -147,3 +147,69 @@ def test_the_mail_of_an_entry_sent_away_says_where_it_is(
     with django_capture_on_commit_callbacks(execute=True):
         flag_decide(flag_id=entry.flags.get().pk, decision=decision, reason="No.", actor=maintainer)
     assert mailoutbox[-1].subject.endswith(f"; the entry is {status}")
+
+
+@pytest.mark.browser
+def test_a_maintainer_sees_the_blocking_entry_first_one_line_marked_and_must_choose(
+    page, transactional_db, alice, bob, maintainer
+):
+    competitions_load()
+    _aged(flagged_submission(bob.teams.get(), status=S.PUBLISHED, flags=[WARNING]), 3)
+    long_line = "x" * 1500 + " gold_medal " + "y" * 1500
+    entry = flagged_submission(
+        alice.teams.get(),
+        flags=[
+            {
+                "code": "test_set_feedback",
+                "severity": "blocking",
+                "key": "grader_fields",
+                "evidence": {
+                    "hits": [
+                        {
+                            "file": "runs/g/a/logs/agent.log",
+                            "line": 9,
+                            "excerpt": ["7: loading", "8: training", f"9: {long_line[1380:1620]}", "10: done"],
+                            "match": [121, 131],
+                        }
+                    ]
+                },
+            }
+        ],
+    )
+    page.goto("/accounts/login/")
+    page.fill("input[name=login]", "maya@example.org")
+    page.fill("input[name=password]", "maya-password-1")
+    page.locator("form button[type=submit]").last.click()
+    page.wait_for_url(re.compile(r".*/team/$"))
+    page.goto("/review/")
+    first = page.locator("#queue section.queue-entry").first
+    assert first.get_attribute("id") == f"entry-{entry.pk}" and "1 blocking" in first.inner_text()
+    first.locator("h3 a").click()
+    page.wait_for_url(re.compile(rf".*/review/submissions/{entry.pk}/$"))
+    flag = page.locator("section.flag").first
+    assert SEVERITY_WORDS["blocking"] in flag.inner_text()
+    hit_line = flag.locator("pre.hit-line")
+    assert hit_line.locator(".line-number").all_inner_texts() == ["9"]  # one number, the hit's own
+    mark = hit_line.locator("mark")
+    assert mark.inner_text() == "gold_medal" and mark.is_visible()
+    box, line_box = mark.bounding_box(), hit_line.bounding_box()
+    assert (
+        box and line_box and line_box["x"] <= box["x"] and box["x"] + box["width"] <= line_box["x"] + line_box["width"]
+    )
+    context = flag.locator("details.context")
+    assert not context.locator("pre").is_visible()  # the context is one click away
+    context.locator("summary").click()
+    assert context.locator(".line-number").all_inner_texts() == ["7", "8", "9", "10"]
+    form = flag.locator("form")
+    assert form.locator("input[type=radio]:checked").count() == 0
+    form.locator("textarea").fill("Seen; it is the validation score.")
+    form.locator("button[type=submit]").click()  # no decision chosen: the browser refuses to send it
+    assert page.evaluate("document.querySelector('section.flag input[type=radio]').validationMessage")
+    assert page.url.endswith(f"/review/submissions/{entry.pk}/")
+    flag_row = entry.flags.get()
+    assert flag_row.decision == ""
+    form.locator("input[type=radio][value=accept]").check()
+    form.locator("button[type=submit]").click()
+    page.wait_for_selector(".messages, #audit-trail")
+    flag_row.refresh_from_db()
+    assert flag_row.decision == "accept"
