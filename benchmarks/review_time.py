@@ -29,9 +29,10 @@ time to first byte, localhost) and in-process with django.test.Client (--repeat 
 review page, median and p95).
 
 The estimate of a maintainer's time adds reading at 238 words a minute (the mean silent reading rate for
-non-fiction, Brysbaert 2019), one second per click, a reason of 12 words typed at 40 words a minute and the
-server's time. It does not measure judgment: how long a person thinks about what they read, whether they open
-the context or the JSON, or read the runs' table below the flags (not counted: the decision does not need it).
+non-fiction, Brysbaert 2019), one second per click, a reason (REASON, 11 words) typed at 40 words a minute per
+decision, and the server's time; once deciding each flag, once deciding the whole entry (one choice, one
+reason). It does not measure judgment: how long a person thinks about what they read, whether they open the
+context or the JSON, or read the runs' table below the flags (not counted: the decision does not need it).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ DB = "portal_bench_review"
 REDIS_DB = 13
 READING_WPM = 238
 TYPING_WPM = 40
-REASON = "The line is the agent's own validation score, not the test set; checked against the code."
+REASON = "Validation score only, not the test set; checked against the code."
 SECONDS_PER_CLICK = 1.0
 
 
@@ -64,12 +65,14 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, default=20, help="in-process requests per page for server time")
     parser.add_argument("--keep", action="store_true", help="keep the database and the data folder")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--screenshots", type=Path, help="save the queue and each review page (before deciding) here")
     return parser.parse_args()
 
 
 ARGS = parse_args()
 ROOT = ARGS.root.resolve()
 sys.path.insert(0, str(ROOT))
+os.chdir(ROOT)  # the checking step's child processes import the portal from the working folder
 
 
 def psql(*sql: str) -> None:
@@ -92,7 +95,6 @@ def configure(data_dir: Path) -> dict[str, str]:
         "ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
         "LOG_LEVEL": "WARNING",
         "DJANGO_SETTINGS_MODULE": "portal.settings",
-        "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
     }
     os.environ.update(env)
     return env
@@ -272,21 +274,31 @@ def judge_in_browser(base: str) -> dict:
         response = page.goto("/review/")
         assert response is not None
         figures["queue_ttfb_ms"] = ttfb(response)
-        links = page.locator("#queue section.queue-entry a[href*='/review/submissions/']")
-        hrefs = [href for i in range(links.count()) if (href := links.nth(i).get_attribute("href"))]
+        sections = page.locator("#queue section.queue-entry")
+        links = [sections.nth(i).locator("a[href*='/review/submissions/']").first for i in range(sections.count())]
+        hrefs = [href.split("#")[0] for link in links if (href := link.get_attribute("href"))]
         first_text = page.locator("#queue section.queue-entry").first.inner_text()
         figures["first_listed_is_blocking"] = "blocking" in first_text
         figures["queue_words"] = len(page.locator("#queue").inner_text().split())
+        if ARGS.screenshots:
+            ARGS.screenshots.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(ARGS.screenshots / "queue.png"))
         for number, href in enumerate(dict.fromkeys(hrefs)):
             if number == 0:
                 with page.expect_navigation() as nav:
-                    links.first.click()
+                    links[0].click()
                 response = nav.value
             else:
                 response = page.goto(href)
             assert response is not None
             entry: dict[str, Any] = {"href": href, "ttfb_ms": [ttfb(response)], "clicks": 1, "flags": []}
             read = page.evaluate(READ_JS)
+            entry["whole_entry_form"] = page.locator("#decide-entry").count() == 1
+            if ARGS.screenshots:
+                page.screenshot(path=str(ARGS.screenshots / f"review-{number + 1}.png"))  # what is above the fold
+                first_flag = page.locator("section.flag").first
+                if first_flag.count():
+                    first_flag.screenshot(path=str(ARGS.screenshots / f"review-{number + 1}-first-flag.png"))
             entry["above_words"], entry["above_lines"] = read["above_words"], read["above_lines"]
             entry["flags"] = read["flags"]
             undecided = page.locator("section.flag:not(:has(.decided)) form")
@@ -336,7 +348,10 @@ def main() -> None:
     import django
 
     django.setup()
+    from django.conf import settings
     from django.core.management import call_command
+
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"  # the teams' mail is not measured
 
     server = None
     try:
@@ -393,6 +408,8 @@ def main() -> None:
         clicks = entry["clicks"]
         estimate = reading + typing + clicks * SECONDS_PER_CLICK + server_s
         per_flag = estimate / max(1, decisions)
+        # The same reading, then one decision on the whole entry (one choice, one reason, one send).
+        whole = reading + reason_words / TYPING_WPM * 60 + 3 * SECONDS_PER_CLICK + 2 * server_s / (1 + decisions)
         per_entry.append(
             {
                 "submission": pk,
@@ -405,6 +422,7 @@ def main() -> None:
                 "server_s": server_s,
                 "estimate_s": estimate,
                 "per_flag_s": per_flag,
+                "whole_entry_s": whole if entry["whole_entry_form"] else None,
                 "codes": [f["code"] for f in entry["flags"]],
                 "flag_words": [f["words"] for f in entry["flags"]],
                 "ttfb_ms": entry["ttfb_ms"],
@@ -421,7 +439,8 @@ def main() -> None:
         )
         print(
             f"  estimate: reading {reading:.0f} s + typing {typing:.0f} s + clicks {clicks * SECONDS_PER_CLICK:.0f} s"
-            f" + server {server_s:.1f} s = {estimate:.0f} s for the entry, {per_flag:.0f} s per flag"
+            f" + server {server_s:.1f} s = {estimate:.0f} s for the entry deciding each flag ({per_flag:.0f} s a flag)"
+            + (f"; {whole:.0f} s deciding the whole entry at once" if entry["whole_entry_form"] else "")
         )
     if ARGS.json:
         ARGS.json.write_text(json.dumps({"server_ms": server_ms, "browser": browser, "entries": per_entry}, indent=2))

@@ -220,9 +220,8 @@ class Flag(models.Model):
 
 # README's severity policy, in the words a maintainer and a team read next to each flag.
 SEVERITY_WORDS: dict[str, str] = {
-    Flag.Severity.BLOCKING: "Blocking — the entry stays off the board until a maintainer decides this flag",
-    Flag.Severity.WARNING: "Warning — does not block publication; shown with the entry, which a maintainer may "
-    "still list as non-comparable",
+    Flag.Severity.BLOCKING: "Blocking — the entry stays off the board until a maintainer decides",
+    Flag.Severity.WARNING: "Warning — does not block publication; the entry is listed with it",
     Flag.Severity.INFO: "Info — context for the reader; needs no decision",
 }
 

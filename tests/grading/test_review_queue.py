@@ -50,7 +50,9 @@ def test_blocking_entries_come_first_then_warnings_in_review_then_warnings_on_pu
 
 
 def test_every_flag_says_how_serious_it_is_in_words(client, maintainer, entry):
-    Flag.objects.create(submission=entry, code="insufficient_seeds", severity="warning", key="low", message="m")
+    Flag.objects.create(
+        submission=entry, code="insufficient_seeds", severity="warning", key="low", message="m", evidence={"seeds": 2}
+    )
     Flag.objects.create(submission=entry, code="medals_unknown", severity="info", key="x", message="m")
     client.force_login(maintainer)
     text = client.get(f"/review/submissions/{entry.pk}/").content.decode()
@@ -58,6 +60,11 @@ def test_every_flag_says_how_serious_it_is_in_words(client, maintainer, entry):
         words = SEVERITY_WORDS[severity]
         assert f'<p class="seriousness seriousness-{severity}">{words}.</p>' in text
     assert text.index("seriousness-blocking") < text.index("seriousness-warning") < text.index("seriousness-info")
+    # A blocking flag's evidence is open; a warning's is one click away (its message says what it is).
+    sections = {code: text[text.index(f'data-code="{code}"') :] for code in ("test_set_feedback", "insufficient_seeds")}
+    blocking, warning = sections["test_set_feedback"], sections["insufficient_seeds"]
+    assert blocking.index('<div class="evidence">') < blocking.find('<details class="evidence-fold">')
+    assert warning.index('<details class="evidence-fold"><summary>evidence</summary>') < warning.index("<dt>seeds</dt>")
     assert SEVERITY_WORDS["blocking"].startswith("Blocking — the entry stays off the board until a maintainer")
     assert SEVERITY_WORDS["warning"].startswith("Warning — does not block publication")
     client.force_login(entry.created_by)  # the team reads the same words on its own page
