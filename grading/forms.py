@@ -5,12 +5,22 @@ from grading.models import Decision
 
 
 class DecisionForm(forms.Form):
-    decision = forms.ChoiceField(choices=Decision.choices)
+    # No choice is made for the maintainer: none is checked, and sending none is an error that says so.
+    decision = forms.ChoiceField(
+        choices=Decision.choices,
+        widget=forms.RadioSelect,
+        error_messages={"required": "Choose a decision: none is made for you."},
+    )
     reason = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 2}),
         max_length=4000,
         help_text="Shown publicly in the entry's audit trail.",
+        error_messages={"required": "Give a reason: it is shown publicly in the entry's audit trail."},
     )
+
+    def problems(self) -> str:
+        """What is missing or wrong, in one line, field by field."""
+        return " ".join(str(error) for errors in self.errors.values() for error in errors)
 
 
 class TeamAnswerForm(forms.Form):

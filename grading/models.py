@@ -212,6 +212,19 @@ class Flag(models.Model):
         ordering = ["severity", "code", "key"]
         constraints = [models.UniqueConstraint(fields=["submission", "code", "key"], name="flag_unique")]
 
+    @property
+    def seriousness(self) -> str:
+        """How serious the flag is, in words (README's severity policy)."""
+        return SEVERITY_WORDS.get(self.severity, self.severity)
+
+
+# README's severity policy, in the words a maintainer and a team read next to each flag.
+SEVERITY_WORDS: dict[str, str] = {
+    Flag.Severity.BLOCKING: "Blocking — the entry stays off the board until a maintainer decides",
+    Flag.Severity.WARNING: "Warning — does not block publication; the entry is listed with it",
+    Flag.Severity.INFO: "Info — context for the reader; needs no decision",
+}
+
 
 class ReviewEvent(models.Model):
     """One line of an entry's public audit trail: a decision, a team's answer, a flag reopened, a publication."""

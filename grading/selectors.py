@@ -172,21 +172,52 @@ def is_own_entry(*, user: User | AnonymousUser, submission: Submission, own_team
 @dataclass(frozen=True)
 class QueueEntry:
     submission: Submission
-    flags: list[Flag]
+    flags: list[Flag]  # blocking first
     own_team: bool = False  # the viewer's team's entry: another maintainer decides
+
+    @property
+    def blocking(self) -> int:
+        return sum(flag.severity == Flag.Severity.BLOCKING for flag in self.flags)
+
+    @property
+    def warnings(self) -> int:
+        return sum(flag.severity == Flag.Severity.WARNING for flag in self.flags)
+
+    @property
+    def needs(self) -> str:
+        """What the entry waits for: "blocking" (off the board until decided), "warning" (in review,
+        warnings only) or "published" (listed already; its warnings wait for a look)."""
+        if self.blocking:
+            return "blocking"
+        return "published" if self.submission.status == Submission.Status.PUBLISHED else "warning"
+
+
+QUEUE_ORDER = {"blocking": 0, "warning": 1, "published": 2}
 
 
 def review_queue(*, viewer: User | AnonymousUser | None = None, **filters) -> list[QueueEntry]:
-    """open_flags(**filters) grouped by submission, oldest first; entries of the viewer's teams are marked."""
+    """open_flags(**filters) grouped by submission, by what needs a decision: entries held by a blocking
+    flag first, then entries in review with warnings only, then warnings on entries already published;
+    oldest first within each. Entries of the viewer's teams are marked."""
     own = own_team_ids(viewer) if viewer is not None else set()
-    return [
+    entries = [
         QueueEntry(
             submission=submission,
-            flags=list(flags),
+            flags=sorted(flags, key=lambda flag: flag.severity != Flag.Severity.BLOCKING),
             own_team=viewer is not None and is_own_entry(user=viewer, submission=submission, own_teams=own),
         )
         for submission, flags in groupby(open_flags(**filters), key=attrgetter("submission"))
     ]
+    return sorted(entries, key=lambda entry: QUEUE_ORDER[entry.needs])  # stable: oldest first in each
+
+
+SEVERITY_ORDER: dict[str, int] = {Flag.Severity.BLOCKING: 0, Flag.Severity.WARNING: 1, Flag.Severity.INFO: 2}
+
+
+def review_flags(submission: Submission) -> list[Flag]:
+    """The entry's flags for its review page: undecided before decided, blocking, then warning, then info."""
+    flags = submission.flags.select_related("decided_by")
+    return sorted(flags, key=lambda flag: (bool(flag.decision), SEVERITY_ORDER.get(flag.severity, 3)))
 
 
 def review_codes() -> list[str]:

@@ -86,7 +86,7 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
             "json": evidence_json(flag.evidence),
             "form": DecisionForm(prefix=f"flag-{flag.pk}"),
         }
-        for flag in submission.flags.select_related("decided_by")
+        for flag in selectors.review_flags(submission)
     ]
     context = {
         "submission": submission,
@@ -115,7 +115,7 @@ def review_flag_decide(request: HttpRequest, flag_id: int) -> HttpResponse:
     flag = get_object_or_404(Flag, pk=flag_id)
     form = DecisionForm(request.POST, prefix=f"flag-{flag.pk}")
     if not form.is_valid():
-        messages.error(request, "Choose a decision and give a reason; the reason is shown publicly.")
+        messages.error(request, f"Nothing was decided on flag {flag.code} ({flag.key}). {form.problems()}")
     else:
         try:
             flag_decide(flag_id=flag.pk, actor=reviewer, **form.cleaned_data)
@@ -130,7 +130,7 @@ def review_entry_decide(request: HttpRequest, submission_id: int) -> HttpRespons
     reviewer = _require_reviewer(request)
     form = DecisionForm(request.POST, prefix="entry")
     if not form.is_valid():
-        messages.error(request, "Choose a decision and give a reason; the reason is shown publicly.")
+        messages.error(request, f"Nothing was decided on submission {submission_id}. {form.problems()}")
     else:
         try:
             entry_decide(submission_id=submission_id, actor=reviewer, **form.cleaned_data)

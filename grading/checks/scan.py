@@ -97,9 +97,14 @@ class Hit:
     file: str
     line: int
     excerpt: list[str]  # the hit's line and a few around it, each "NNN: text"
+    # Where the match is in the hit line's shown text (after its "NNN: "): [start, end), for the highlight.
+    match: tuple[int, int] | None = None
 
     def as_dict(self) -> dict:
-        return {"file": self.file, "line": self.line, "excerpt": self.excerpt}
+        found = {"file": self.file, "line": self.line, "excerpt": self.excerpt}
+        if self.match is not None:
+            found["match"] = list(self.match)
+        return found
 
 
 @dataclass
@@ -129,12 +134,22 @@ def _decode(raw: bytes) -> str:
     return "".join(ch if ch.isprintable() else "\N{REPLACEMENT CHARACTER}" for ch in text)
 
 
-def _shown(raw: bytes, *, at: int | None = None) -> str:
+def _shown(raw: bytes, *, span: tuple[int, int] | None = None) -> tuple[str, tuple[int, int] | None]:
+    """A line as shown, and where the match ``span`` (byte offsets) is in it. A line longer than
+    EXCERPT_CHARS bytes is cut to that many around the match, which is kept whole when it fits (centred,
+    the rest of the line on either side marked "…")."""
+    start, end = 0, len(raw)
     if len(raw) > EXCERPT_CHARS:
-        start = max(0, (at or 0) - EXCERPT_CHARS // 2)
-        raw = raw[start : start + EXCERPT_CHARS]
-        return ("…" if start else "") + _decode(raw) + "…"
-    return _decode(raw)
+        at, until = span or (0, 0)
+        room = EXCERPT_CHARS - min(until - at, EXCERPT_CHARS)
+        start = max(0, min(at - room // 2, len(raw) - EXCERPT_CHARS))
+        end = start + EXCERPT_CHARS
+    head, tail = ("…" if start else ""), ("…" if end < len(raw) else "")
+    text = head + _decode(raw[start:end]) + tail
+    if span is None:
+        return text, None
+    first = len(head) + len(_decode(raw[start : max(start, span[0])]))
+    return text, (first, first + len(_decode(raw[max(start, span[0]) : min(end, span[1])])))
 
 
 def is_binary(path: Path) -> bool:
@@ -185,9 +200,9 @@ class _FileScan:
             for p in self.patterns:
                 match = p.regex.search(line)
                 if match and not (p.exclude and p.exclude.search(line)):
-                    self._record(p, lines, index, first_line, match.start())
+                    self._record(p, lines, index, first_line, match.span())
 
-    def _record(self, p: Pattern, lines: pa.Array, index: int, first_line: int, column: int) -> None:
+    def _record(self, p: Pattern, lines: pa.Array, index: int, first_line: int, span: tuple[int, int]) -> None:
         found = self.result.by_pattern.setdefault(p.name, PatternResult())
         found.total += 1
         found.files.add(self.label)
@@ -197,11 +212,12 @@ class _FileScan:
         if last > index and lines[last].as_py() == b"":
             last -= 1  # the empty piece after a final newline is no line
         low, high = max(0, index - self.context_lines), min(last, index + self.context_lines)
-        excerpt = [
-            f"{first_line + i}: {_shown(lines[i].as_py(), at=column if i == index else None)}"
-            for i in range(low, high + 1)
-        ]
-        found.hits.append(Hit(file=self.label, line=first_line + index, excerpt=excerpt))
+        excerpt, where = [], None
+        for i in range(low, high + 1):
+            text, at = _shown(lines[i].as_py(), span=span if i == index else None)
+            excerpt.append(f"{first_line + i}: {text}")
+            where = at if i == index else where
+        found.hits.append(Hit(file=self.label, line=first_line + index, excerpt=excerpt, match=where))
 
 
 def scan_file(

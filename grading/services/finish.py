@@ -105,10 +105,19 @@ def _hashes_store(*, runs: list[Run], hashes: dict[str, str]) -> None:
     Run.objects.bulk_update(changed, ["submission_sha256"], batch_size=1000)
 
 
+def _decided_evidence(evidence: Any) -> Any:
+    """The evidence a decision is about: a log hit's ``match`` (where the review page highlights it) is
+    presentation, and a re-check that only adds it (flags checked before it was recorded) reopens nothing."""
+    if not isinstance(evidence, dict) or not isinstance(evidence.get("hits"), list):
+        return evidence
+    hits = [{k: v for k, v in h.items() if k != "match"} if isinstance(h, dict) else h for h in evidence["hits"]]
+    return {**evidence, "hits": hits}
+
+
 def flag_fingerprint(flag: checks.FlagData) -> str:
     """What a maintainer's decision was about: a re-check that changes any of it reopens the decision."""
     body = json.dumps(
-        [flag.code, flag.key, flag.severity, sorted(flag.tiers), flag.message, flag.evidence],
+        [flag.code, flag.key, flag.severity, sorted(flag.tiers), flag.message, _decided_evidence(flag.evidence)],
         sort_keys=True,
         default=str,
         ensure_ascii=True,
@@ -134,6 +143,8 @@ def flags_store(*, submission_id: int, flags: list[checks.FlagData]) -> None:
             Flag.objects.create(submission_id=submission_id, code=flag.code, key=flag.key, **fields)
             continue
         if row.fingerprint == fingerprint:
+            if row.evidence != flag.evidence:  # the same evidence, with the highlight's place added
+                Flag.objects.filter(pk=row.pk).update(evidence=flag.evidence)
             continue
         decided = bool(row.decision or row.resolution)
         if decided and row.fingerprint:

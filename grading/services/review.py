@@ -215,7 +215,10 @@ def entry_decide(*, submission_id: int, decision: str, reason: str, actor: User)
         )
         _apply_to_entry(submission=submission, decision=decision, reason=reason, whole_entry=True)
         _publish_if_ready(submission.pk)
-        transaction.on_commit(lambda: review_notify(submission_id=submission.pk, decision=decision, reason=reason))
+        settled = len(waiting)
+        transaction.on_commit(
+            lambda: review_notify(submission_id=submission.pk, decision=decision, reason=reason, settled=settled)
+        )
     logger.info("submission %s: %s by %s", submission_id, decision, actor)
     return Submission.objects.select_related("team").get(pk=submission_id)
 
@@ -235,18 +238,48 @@ def team_answer(*, submission_id: int, user: User, text: str) -> ReviewEvent:
     return ReviewEvent.objects.create(submission=submission, actor=user, kind=ReviewEvent.Kind.TEAM_ANSWER, reason=text)
 
 
-def review_notify(*, submission_id: int, decision: str, reason: str, flag_id: int | None = None) -> None:
-    """Email the team a maintainer's decision (console backend by default)."""
+def _flag_words(flag: Flag) -> str:
+    return f"flag {flag.code} ({flag.key})"
+
+
+def decision_summary(*, submission: Submission, decision: str, flag: Flag | None, settled: int) -> str:
+    """What was decided on what, and what is left: the mail's subject.
+
+    "Submission 3: flag answer_copy (spaceship-titanic/seed-0) accepted; 2 flags still open"."""
+    what = _flag_words(flag) if flag else f"the whole entry ({settled} open flag{'s' if settled != 1 else ''} settled)"
+    open_flags = Flag.objects.filter(submission=submission, decision="", severity__in=OPEN_SEVERITIES).count()
+    if submission.status in (S.REJECTED, S.CHANGES_REQUESTED):
+        left = f"the entry is {submission.get_status_display().lower()}"
+    elif open_flags:
+        left = f"{open_flags} flag{'s' if open_flags != 1 else ''} still open"
+    else:
+        left = f"no flag left open; the entry is {submission.get_status_display().lower()}"
+    return f"Submission {submission.pk}: {what} {DECISION_WORDS[decision]}; {left}"
+
+
+def review_notify(
+    *, submission_id: int, decision: str, reason: str, flag_id: int | None = None, settled: int = 0
+) -> None:
+    """Email the team a maintainer's decision (console backend by default): what was decided on which flag
+    (or on the whole entry, and how many flags that settled), the reason, and which flags are still open."""
     submission = Submission.objects.select_related("team").get(pk=submission_id)
     recipients = list(submission.team.members.exclude(email="").values_list("email", flat=True))
     if not recipients:
         return
-    what = f"flag {Flag.objects.get(pk=flag_id).code} of submission" if flag_id else "submission"
+    flag = Flag.objects.get(pk=flag_id) if flag_id else None
+    summary = decision_summary(submission=submission, decision=decision, flag=flag, settled=settled)
+    what = _flag_words(flag) + " of submission" if flag else "the whole of submission"
     lines = [
+        summary + ".",
+        "",
         f"A maintainer {DECISION_WORDS[decision]} {what} {submission.pk} of {submission.team.name}.",
         f"Reason: {reason}",
         f"The submission is now {submission.get_status_display()}.",
     ]
+    still_open = Flag.objects.filter(submission=submission, decision="", severity__in=OPEN_SEVERITIES)
+    if submission.status in DECIDABLE and still_open:
+        lines.append("Still waiting for a maintainer:")
+        lines.extend(f"- {_flag_words(other)}, {other.severity}" for other in still_open.order_by("severity", "code"))
     if submission.status == S.CHANGES_REQUESTED:
         lines.append(
             f"Upload the bundle again, naming submission {submission.pk} as the one it replaces "
@@ -254,7 +287,7 @@ def review_notify(*, submission_id: int, decision: str, reason: str, flag_id: in
         )
     lines.append(f"You can answer on the submission's page, /submissions/{submission.pk}/.")
     send_mail(
-        subject=f"Submission {submission.pk}: {DECISION_WORDS[decision]}",
+        subject=summary,
         message="\n".join(lines),
         from_email=settings.DEFAULT_FROM_EMAIL,
         recipient_list=recipients,

@@ -69,7 +69,13 @@ TEST_SET_FEEDBACK_EVIDENCE = {
         {
             "file": "runs/group/spooky_0/logs/agent.log",
             "line": 41,
-            "excerpt": ["step 12: validating", "leaderboard says: test accuracy 0.91, silver medal", "retrying"],
+            # The scanner's shape (grading/checks/scan.py): numbered lines, the match's place in the hit line.
+            "excerpt": [
+                "40: step 12: validating",
+                "41: leaderboard says: test accuracy 0.91, silver medal",
+                "42: retrying",
+            ],
+            "match": [38, 50],
         }
     ],
 }

@@ -63,7 +63,10 @@ def test_the_review_page_shows_evidence_and_numbers(client, maintainer, entry):
     client.force_login(maintainer)
     text = client.get(f"/review/submissions/{entry.pk}/").content.decode()
     assert "runs/group/spooky_0/logs/agent.log" in text and "leaderboard says: test accuracy 0.91" in text
-    assert '<span class="line-number">42</span>' in text
+    assert (
+        '<span class="line-number">41</span> <span class="hit-text">'
+        "leaderboard says: test accuracy 0.91, <mark>silver medal</mark>" in text
+    )
     assert "ab12" in text and "runs/g/a/submission.csv" in text
     assert 'id="review-runs"' in text and "0.45" in text and "0.2" in text
 
@@ -76,7 +79,8 @@ def test_a_decision_from_the_page_needs_a_reason(client, maintainer, entry):
         {f"flag-{flag.pk}-decision": "accept", f"flag-{flag.pk}-reason": ""},
         follow=True,
     )
-    assert "give a reason" in response.content.decode()
+    text = response.content.decode()
+    assert "Nothing was decided on flag test_set_feedback (bundle)." in text and "Give a reason" in text
     flag.refresh_from_db()
     assert flag.decision == ""
 
@@ -129,11 +133,11 @@ def test_a_maintainer_marks_an_entry_non_comparable_in_a_real_browser(page, tran
     page.locator("form button[type=submit]").last.click()
     page.wait_for_url(re.compile(r".*/team/$"))
     page.goto("/review/")
-    page.click(f"#entry-{entry.pk} h2 a")
+    page.click(f"#entry-{entry.pk} h3 a")
     page.wait_for_url(re.compile(rf".*/review/submissions/{entry.pk}/$"))
     evidence = page.locator("section.flag[data-code=test_set_feedback] .evidence").inner_text()
     assert "runs/group/spooky_0/logs/agent.log" in evidence and "leaderboard says: test accuracy 0.91" in evidence
-    page.select_option("#decide-entry select[name=entry-decision]", "non_comparable")
+    page.check("#decide-entry input[name=entry-decision][value=non_comparable]")
     page.fill("#decide-entry textarea[name=entry-reason]", "The agent read its test accuracy during the run.")
     page.click("#decide-entry button[type=submit]")
     page.wait_for_selector("#audit-trail")

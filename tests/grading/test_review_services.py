@@ -122,7 +122,7 @@ def test_an_entry_decision_settles_every_waiting_flag(
     }
     event = ReviewEvent.objects.get(kind="decision")
     assert event.flag is None and event.decision == "non_comparable"
-    assert "marked non-comparable submission" in mailoutbox[0].body
+    assert "marked non-comparable the whole of submission" in mailoutbox[0].body
 
 
 def test_rejecting_a_flag_rejects_the_entry(entry, maintainer):

@@ -55,7 +55,10 @@ def test_a_model_api_flag_names_the_provider_the_file_and_the_line(tmp_path):
         f"disclosures.other_models): 1 line(s) in 1 file(s), first {label} line 2."
     )
     excerpt = ["1: x = 1", "2: from openai import OpenAI"]
-    assert flag.evidence["hits"] == [{"file": label, "line": 2, "excerpt": excerpt}]
+    (hit,) = flag.evidence["hits"]
+    assert {k: v for k, v in hit.items() if k != "match"} == {"file": label, "line": 2, "excerpt": excerpt}
+    start, end = hit["match"]  # where the review page marks it, in the hit line's text
+    assert "openai" in "from openai import OpenAI"[start:end].lower()
     assert (flag.evidence["competitions"], flag.evidence["competitions_total"]) == ([PIZZA], 1)
 
 

@@ -197,3 +197,17 @@ def test_tabs_carriage_returns_and_control_bytes_are_shown_harmlessly(tmp_path):
 def test_hits_are_kept_in_line_order_around_a_long_line_cut_at_a_chunk(tmp_path):
     body = b"gold_medal first\n" + b"gold_medal second " + b"x" * (2 * 1024 * 1024) + b"\nend\n"
     assert lines_of(scan(tmp_path, body, max_line_bytes=256)) == [1, 2]
+
+
+def test_a_hit_records_where_its_match_is_in_the_shown_line_even_when_the_line_is_cut(tmp_path):
+    for body in (
+        b"before\nsaw gold_medal here\nafter\n",
+        b"a" * 1000 + b" gold_medal " + b"b" * 1000 + b"\n",
+        "é".encode() * 700 + b" gold_medal " + "ü".encode() * 700 + b"\n",  # bytes and characters differ
+        b"gold_medal " + b"x" * 5000 + b"\n",  # at the very start of a long line
+        b"x" * 5000 + b" gold_medal\n",  # at its very end
+    ):
+        (hit,) = scan(tmp_path, body).get("grader_fields").hits
+        shown = next(line for line in hit.excerpt if line.startswith(f"{hit.line}: ")).split(": ", 1)[1]
+        start, end = hit.as_dict()["match"]
+        assert shown[start:end].lower() == "gold_medal", body[:40]

@@ -102,6 +102,7 @@ def test_a_scan_flag_says_what_was_found_how_often_and_where_first(tmp_path):
         "file": label,
         "line": 3,
         "excerpt": ["1: start", "2: medal status: 1", "3: medal status: 0"],
+        "match": [0, 15],  # "medal status: 0", in the hit line's text: what the review page marks
     }
 
 
