@@ -24,6 +24,9 @@ class HostedRunForm(forms.Form):
     def __init__(self, *args, teams, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["team"].queryset = teams  # type: ignore[attr-defined]
+        # Django's labels from the names would read "Gpus per run" and "Llms".
+        self.fields["gpus_per_run"].label = "GPUs per run"
+        self.fields["llms"].label = "LLMs"
 
     def clean_env(self) -> dict[str, str]:
         env: dict[str, str] = {}
