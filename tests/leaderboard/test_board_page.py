@@ -39,7 +39,7 @@ def board(team):
 def test_the_comparable_board_ranks_its_entries_and_leaves_the_others_to_the_non_comparable_one(client, board):
     html = client.get("/leaderboard/?tier=low").content.decode()
     assert agents(html) == ["Strong", "Everything", "Weak"]
-    assert 'title="95% interval of the rank (bootstrap over seeds)">1–1</span>' in html
+    assert 'title="95% interval of the rank: 1–1 (bootstrap over seeds)">1</strong>' in html
     assert "Flagged" not in html.split('id="board"', 1)[1].split("</table>")[0]
     other = client.get("/leaderboard/?board=non_comparable&tier=low").content.decode()
     assert agents(other) == ["Flagged"]
