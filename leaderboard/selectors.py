@@ -405,6 +405,10 @@ def board_page(query: BoardQuery) -> BoardPage:
 def board_elsewhere(query: BoardQuery) -> list[dict]:
     """Where the published entries are when this view has none: the other boards of the same tab, and this
     board's overview when the tab is a tier's (each with its count and the parameters that show it)."""
+    key = f"leaderboard:elsewhere:{board_stamp()}:{query.cache_key()}"
+    cached = cache.get(key)
+    if cached is not None:
+        return cached
     boards = [query.board, *(board for board in BOARDS if board not in (query.board, "all"))]
     views = [replace(query, board=board, page=1) for board in boards[1:]]
     if query.tier != OVERVIEW:
@@ -417,6 +421,7 @@ def board_elsewhere(query: BoardQuery) -> list[dict]:
             if view.tier != query.tier:
                 where += f"'s {TAB_LABELS[view.tier]} tab"
             found.append({"count": count, "where": where, "params": view.params()})
+    cache.set(key, found, CACHE_SECONDS)
     return found
 
 

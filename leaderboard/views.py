@@ -86,7 +86,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         else []
     )
     elsewhere = (
-        [{**found, "link": urlencode(found.pop("params"))} for found in selectors.board_elsewhere(query)]
+        [{**found, "link": urlencode(found["params"])} for found in selectors.board_elsewhere(query)]
         if not page.rows
         else []
     )
@@ -140,7 +140,8 @@ def leaderboard_export(request: HttpRequest, kind: str) -> HttpResponse:
             return JsonResponse(error_body("invalid", str(exc), {"field": exc.parameter}), status=400)
         return HttpResponse(f"{exc}\n", status=400, content_type="text/plain; charset=utf-8")
     page = selectors.board_page(query)
-    title = f"MLE portal, {BOARD_LABELS[query.board]} board, {TAB_LABELS[query.tier]} tab" + (
+    where = "every board" if query.board == "all" else f"{BOARD_LABELS[query.board].lower()} board"
+    title = f"MLE portal, {where}, {TAB_LABELS[query.tier]} tab" + (
         ", excluding known-leaky competitions" if query.excluding_leaky else ""
     )
     if kind == "csv":
