@@ -71,7 +71,8 @@ def _decisions(flags: list[Flag]) -> tuple[list[str], set[str]]:
     for flag in flags:
         if flag.decision:
             groups.setdefault((flag.decision, flag.resolution.strip()), []).append(flag)
-    notes, reasons = [], set()
+    notes: list[str] = []
+    reasons: set[str] = set()
     for (decision, resolution), covered in groups.items():
         words = DECISION_WORDS.get(decision, decision)
         reasons.update(line.strip() for line in resolution.splitlines() if line.strip())

@@ -464,10 +464,16 @@ def medal_frequency(*, rows: list[dict], tier: str, excluding_leaky: bool, most:
         return {"competitions": [], "entries": [], "frequency": []}
     submission_ids = [row["submission_id"] for row in chosen]
     benchmark_ids = set(Submission.objects.filter(pk__in=submission_ids).values_list("benchmark_id", flat=True))
+    # A tier's tab: that tier's competitions; the overview: those of every tier the rows were measured on.
+    wanted = (
+        {TIER_SPLITS[t] for row in chosen for t, cell in row["cells"].items() if cell}
+        if tier == OVERVIEW
+        else {TIER_SPLITS[tier]}
+    )
     competitions = sorted(
         slug
         for slug, splits in Competition.objects.filter(benchmark_id__in=benchmark_ids).values_list("slug", "splits")
-        if TIER_SPLITS.get(tier, TIER_SPLITS["all"]) in splits
+        if wanted & set(splits)
     )
     if excluding_leaky:
         leaky = set(

@@ -195,3 +195,12 @@ def test_the_hosted_run_form_labels_read_as_words():
 
     form = HostedRunForm(teams=Submission.objects.none())
     assert form.fields["gpus_per_run"].label == "GPUs per run" and form.fields["llms"].label == "LLMs"
+
+
+def test_the_landing_views_heatmap_lists_the_competitions_of_the_tiers_its_rows_ran(team):
+    from leaderboard import selectors
+
+    entry(team, agent="LiteOnly")
+    page = selectors.board_page(selectors.BoardQuery())
+    heat = selectors.medal_frequency(rows=page.rows, tier="overview", excluding_leaky=False)
+    assert heat["competitions"] == sorted(split_members("low"))  # not every competition of All

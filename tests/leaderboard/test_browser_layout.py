@@ -134,6 +134,7 @@ def test_the_plots_tick_dates_show_whole_competition_names_and_an_empty_board_ha
     page.goto("/leaderboard/")
     assert page.locator("#over-time-empty").is_visible() and page.locator("#plot-over-time").count() == 0
     assert "2000" not in page.locator("main").inner_text()
+    _shot(page, "board-empty-1366x768.png")
 
     _board(team, count=3)  # every entry made today: one date
     page.goto("/leaderboard/?tier=low&board=all")
