@@ -131,6 +131,7 @@ def test_an_empty_board_says_so(client, team):
     html = client.get("/leaderboard/").content.decode()
     assert "No entries on the comparable board yet." in html and Entry.objects.count() == 0
     assert 'id="over-time-empty"' in html and 'data-figure="over-time"' not in html  # no year-2000 axis
+    assert 'id="column-chooser"' not in html and "Compare selected" not in html  # nothing to choose or compare
 
 
 @pytest.mark.parametrize(
