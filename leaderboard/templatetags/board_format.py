@@ -37,8 +37,8 @@ def duration(hours: float | None) -> str:
         return f"{_figure(seconds)} s"
     if seconds < 3570:
         return f"{_figure(seconds / 60)} min"
-    if hours < 99.5:
-        return f"{_figure(hours)} h"
+    if hours < 99.95:
+        return f"{hours:.1f}".removesuffix(".0") + " h"  # "23.5 h" against a 24 h budget, not "24 h"
     return f"{_figure(hours / 24)} days"
 
 

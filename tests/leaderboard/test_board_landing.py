@@ -91,7 +91,15 @@ def test_board_words_read_as_english(client, team):
 
 @pytest.mark.parametrize(
     "hours, shown",
-    [(0.000354, "1.3 s"), (0.0117, "42 s"), (0.7, "42 min"), (3.1, "3.1 h"), (24, "24 h"), (150, "6.2 days")],
+    [
+        (0.000354, "1.3 s"),
+        (0.0117, "42 s"),
+        (0.7, "42 min"),
+        (3.1, "3.1 h"),
+        (23.5, "23.5 h"),
+        (24, "24 h"),
+        (150, "6.2 days"),
+    ],
 )
 def test_runtimes_read_as_durations(hours, shown):
     assert duration(hours) == shown

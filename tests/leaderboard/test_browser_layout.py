@@ -3,6 +3,7 @@ agent column kept in view while scrolling, rank and its interval on one line, a 
 remembered, and at 1366×768 at least eight rows above the fold. Screenshots go to var/screenshots/."""
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,7 +13,7 @@ from tests.leaderboard.builders import entry, split_members
 from tests.leaderboard.test_board_landing import _non_comparable_by_one_decision
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
-WIDE = {
+WIDE: dict[str, Any] = {
     "llms": ["gpt-4o-2024-08-06", "claude-3-5-sonnet-20241022"],
     "hardware": {"gpus": [{"model": "H100", "memory_gb": 80, "count": 8}], "vcpus": 192, "ram_gb": 2048},
     "runtime_hours": 23.5,
