@@ -12,9 +12,8 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from grading.engine.tiers import TIERS
 from leaderboard import exports, selectors
-from leaderboard.selectors import BOARDS, RESOURCE_FILTERS, VERIFIED_FILTERS, BadQuery, BoardQuery
+from leaderboard.selectors import BOARDS, RESOURCE_FILTERS, TAB_CHOICES, VERIFIED_FILTERS, BadQuery, BoardQuery
 from portal.api.exception_handler import ApiError
 
 # Each process also keeps the bodies it served last (a comparable board's page is about half a megabyte), so that
@@ -43,7 +42,13 @@ class LeaderboardApi(APIView):
     @extend_schema(
         parameters=[
             OpenApiParameter("board", enum=list(BOARDS), required=False, description="default comparable"),
-            OpenApiParameter("tier", enum=list(TIERS), required=False, description="default all"),
+            OpenApiParameter(
+                "tier",
+                enum=list(TAB_CHOICES),
+                required=False,
+                description="default overview: every entry once, with each tier's figure, ordered by All where "
+                "run, then Low (Lite), Medium, High (each row's `tier` says which); a tier's name: that tier's tab",
+            ),
             OpenApiParameter(
                 "excluding_leaky",
                 enum=["yes", "no"],

@@ -144,6 +144,7 @@ def api_row(row: dict) -> dict:
         "rank_low",
         "rank_high",
         "tied_with",
+        "tier",
         "internet_access",
         "open_source",
         "source_url",

@@ -6,6 +6,7 @@ plotly renders a subset of HTML in every text it draws (names, hover text, tick 
 and reads the same on the plot."""
 
 import json
+from datetime import date, timedelta
 from html import escape
 
 from grading.engine.tiers import TIER_LABELS, TIERS
@@ -34,9 +35,43 @@ def figures_json(figures: dict) -> str:
     return json.dumps(figures, allow_nan=False).translate(_JSON_SCRIPT_ESCAPES)
 
 
-def over_time(points: list[dict], *, tier: str) -> dict:
+# The over-time plot's x axis spans at least this many days, so that entries on one date do not zoom it to
+# milliseconds ("23:59:59.9995"); its ticks are dates, never times of day.
+MIN_SPAN_DAYS = 30
+EMPTY_TEXT = "No entries to plot on this view yet"
+
+
+def empty_figure(text: str = EMPTY_TEXT) -> dict:
+    """A figure without data: the message in its middle and no axes (plotly would draw the year 2000)."""
+    hidden = {"visible": False, "showgrid": False, "zeroline": False}
+    return {
+        "data": [],
+        "layout": {
+            **_LAYOUT,
+            "height": 160,
+            "xaxis": hidden,
+            "yaxis": hidden,
+            "annotations": [
+                {"text": label(text), "showarrow": False, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5}
+            ],
+        },
+    }
+
+
+def date_range(dates: list[str]) -> list[str]:
+    """The x range of the over-time plot: the entries' dates with a margin, at least MIN_SPAN_DAYS wide."""
+    first, last = date.fromisoformat(min(dates)), date.fromisoformat(max(dates))
+    margin = max(timedelta(days=3), (last - first) / 20)
+    if last - first + 2 * margin < timedelta(days=MIN_SPAN_DAYS):
+        margin = (timedelta(days=MIN_SPAN_DAYS) - (last - first)) / 2
+    return [(first - margin).isoformat(), (last + margin).isoformat()]
+
+
+def over_time(points: list[dict], *, tab: str) -> dict:
     """Any-medal % per entry against its date, with SEM error bars; comparable and non-comparable apart.
-    points: {"agent", "date", "mean", "sem", "comparable"}."""
+    points: {"agent", "date", "mean", "sem", "comparable"}. Without points, the empty figure."""
+    if not points:
+        return empty_figure()
     traces = []
     for comparable, name, colour, symbol in (
         (True, "comparable", COMPARABLE_COLOUR, "circle"),
@@ -55,15 +90,21 @@ def over_time(points: list[dict], *, tier: str) -> dict:
                 "error_y": {"type": "data", "array": [round(p["sem"], 3) for p in chosen], "visible": True},
                 "text": [label(p["agent"]) for p in chosen],
                 "marker": {"color": colour, "symbol": symbol, "size": 9},
-                "hovertemplate": "%{text}<br>%{x}: %{y:.1f} %<extra>" + name + "</extra>",
+                "hovertemplate": "%{text}<br>%{x|%Y-%m-%d}: %{y:.1f} %<extra>" + name + "</extra>",
             }
         )
     return {
         "data": traces,
         "layout": {
             **_LAYOUT,
-            "title": {"text": f"Any medal (%) over time, {TIER_LABELS[tier]}"},
-            "xaxis": {"title": {"text": "date"}, "type": "date"},
+            "title": {"text": f"Any medal (%) over time, {label(tab)}"},
+            "xaxis": {
+                "title": {"text": "date"},
+                "type": "date",
+                "range": date_range([p["date"] for p in points]),
+                "tickformat": "%Y-%m-%d",
+                "nticks": 8,
+            },
             "yaxis": {"title": {"text": "any medal (%)"}, "rangemode": "tozero"},
         },
     }
@@ -94,6 +135,11 @@ def tier_bars(rows: list[dict]) -> dict:
     }
 
 
+def label_margin(names: list[str], *, most: int = 420) -> int:
+    """Pixels for tick labels of these names at the plot's 12 px font (about 7 px a character)."""
+    return min(most, 20 + 7 * max((len(name) for name in names), default=0))
+
+
 def medal_heatmap(*, competitions: list[str], entries: list[str], frequency: list[list[float | None]]) -> dict:
     """Medal frequency (share of seeds with any medal) per competition (rows) and entry (columns)."""
     return {
@@ -112,9 +158,11 @@ def medal_heatmap(*, competitions: list[str], entries: list[str], frequency: lis
         ],
         "layout": {
             **_LAYOUT,
-            "height": max(380, 16 * len(competitions) + 120),
+            "height": max(380, 18 * len(competitions) + 160),
             "title": {"text": "Medal frequency by competition and entry"},
-            "margin": {"l": 260, "r": 20, "t": 40, "b": 120},
-            "yaxis": {"autorange": "reversed"},
+            # Room for the longest name whole (plotly cuts a tick label that does not fit its margin).
+            "margin": {"l": label_margin(competitions), "r": 20, "t": 40, "b": label_margin(entries, most=200)},
+            "yaxis": {"autorange": "reversed", "automargin": True, "dtick": 1},
+            "xaxis": {"automargin": True, "tickangle": -30},
         },
     }

@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.core.cache import cache
-from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Case, Count, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.urls import reverse
 
 from competitions.models import Competition, KnownIssue
@@ -22,6 +22,13 @@ from leaderboard.models import BoardRow, BoardState, Entry
 
 BOARDS = ("comparable", "non_comparable", "all")
 BOARD_LABELS = {"comparable": "Comparable", "non_comparable": "Non-comparable", "all": "All entries"}
+# The landing view: every entry once, with a column per tier ("—" where a tier was not run), as MLE-bench's
+# README table. Each row stands for its headline tier, the first of HEADLINE_ORDER it has: All where run, else
+# Low (Lite), Medium, High. Rows sort by that order first, then by rank (comparable board) or figure.
+OVERVIEW = "overview"
+TAB_CHOICES = (OVERVIEW, *TIERS)
+TAB_LABELS = {OVERVIEW: "Every tier", **TIER_LABELS}
+HEADLINE_ORDER = ("all", "low", "medium", "high")
 VERIFIED_FILTERS = ("verified", "hosted", "regraded", "self_reported")
 RESOURCE_FILTERS = ("reference", "beyond", "undeclared")
 PAGE_SIZE = 100
@@ -29,6 +36,7 @@ MAX_PAGE_SIZE = 1000
 # Far more pages than any board has at one row a page, and an offset PostgreSQL takes (a larger one is a 400).
 MAX_PAGE = 1_000_000
 CACHE_SECONDS = 300
+ROW_MARKS = 3  # footnote marks a row shows; the others are on the entry page
 # Column -> ORDER BY (ascending); "low" … "all" sort by that tier's figure. Missing values sort last.
 SORTS: dict[str, str] = {
     "rank": "rank",
@@ -127,7 +135,7 @@ def _whole(params, name: str, *, maximum: int, default: int) -> int:
 @dataclass(frozen=True, kw_only=True)
 class BoardQuery:
     board: str = "comparable"
-    tier: str = "all"
+    tier: str = OVERVIEW  # a tier's tab, or OVERVIEW: every entry once, a column per tier
     excluding_leaky: bool = False
     sort: str = ""  # empty: rank on the comparable board, the figure elsewhere
     descending: bool = False
@@ -153,7 +161,7 @@ class BoardQuery:
         runtime = _number(params, "runtime_max", minimum=0)
         return cls(
             board=_choice(params, "board", BOARDS, "comparable"),
-            tier=_choice(params, "tier", TIERS, "all"),
+            tier=_choice(params, "tier", TAB_CHOICES, OVERVIEW),
             excluding_leaky=bool(_yes_no(params, "excluding_leaky")),
             sort=sort,
             descending=descending,
@@ -212,11 +220,30 @@ def board_stamp() -> str:
     return f"{version}@{refreshed_at.timestamp() if refreshed_at else ''}"
 
 
+def _headline_position() -> Case:
+    return Case(
+        *(When(tier=tier, then=Value(position)) for position, tier in enumerate(HEADLINE_ORDER)),
+        default=Value(len(HEADLINE_ORDER)),
+        output_field=IntegerField(),
+    )
+
+
 def _rows(query: BoardQuery) -> QuerySet[BoardRow]:
     # An entry leaves the board when its refresh runs; until then the status keeps an unpublished one out.
     rows = BoardRow.objects.filter(
-        tier=query.tier, excluding_leaky=query.excluding_leaky, entry__submission__status=Submission.Status.PUBLISHED
+        excluding_leaky=query.excluding_leaky, entry__submission__status=Submission.Status.PUBLISHED
     ).select_related("entry")
+    if query.tier == OVERVIEW:
+        # Each entry's row of its headline tier: the first of HEADLINE_ORDER it was measured on.
+        headline = (
+            BoardRow.objects.filter(entry=OuterRef("entry"), excluding_leaky=query.excluding_leaky)
+            .annotate(position=_headline_position())
+            .order_by("position")
+            .values("tier")[:1]
+        )
+        rows = rows.filter(tier=Subquery(headline)).annotate(headline_position=_headline_position())
+    else:
+        rows = rows.filter(tier=query.tier)
     if query.board != "all":
         rows = rows.filter(board=query.board)
     entry: dict[str, object] = {}
@@ -252,10 +279,12 @@ def _rows(query: BoardQuery) -> QuerySet[BoardRow]:
                 )
             }
         )
-    if not query.sort:
+    # On the overview, rows of one headline tier stay together (All first), and rank within it.
+    first = ("headline_position",) if query.tier == OVERVIEW else ()
+    if not query.sort or (query.sort == "rank" and query.tier == OVERVIEW and not query.descending):
         if query.board == "comparable":
-            return rows.order_by(F("rank").asc(nulls_last=True), "-any_medal_mean", "entry__date", "pk")
-        return rows.order_by("-any_medal_mean", "-seeds", "entry__date", "pk")
+            return rows.order_by(*first, F("rank").asc(nulls_last=True), "-any_medal_mean", "entry__date", "pk")
+        return rows.order_by(*first, "-any_medal_mean", "-seeds", "entry__date", "pk")
     ordering = F(column).desc(nulls_last=True) if query.descending else F(column).asc(nulls_last=True)
     return rows.order_by(ordering, "-any_medal_mean", "pk")
 
@@ -294,6 +323,8 @@ def _view(row: BoardRow, query: BoardQuery) -> dict:
         "board": entry.board,
         "comparable": entry.board == Entry.Board.COMPARABLE,
         "rank": row.rank,
+        "tier": row.tier,  # the tab's tier, or on the overview the headline tier the row stands for
+        "tier_label": TIER_LABELS.get(row.tier, row.tier),
         "rank_low": row.rank_low,
         "rank_high": row.rank_high,
         "tied_with": row.tied_with,
@@ -355,6 +386,9 @@ def board_page(query: BoardQuery) -> BoardPage:
     notes: dict[str, int] = {}
     for view in views:
         view["footnote_numbers"] = [notes.setdefault(note, len(notes) + 1) for note in view["footnotes"]]
+        # What the row's marks show: the first few, each with its line as a tooltip; the rest one click away.
+        view["footnote_marks"] = list(zip(view["footnote_numbers"], view["footnotes"], strict=True))[:ROW_MARKS]
+        view["footnotes_more"] = max(0, len(view["footnotes"]) - ROW_MARKS)
     page = BoardPage(
         query=query,
         rows=views,
@@ -366,6 +400,29 @@ def board_page(query: BoardQuery) -> BoardPage:
     )
     cache.set(key, page, CACHE_SECONDS)
     return page
+
+
+def board_elsewhere(query: BoardQuery) -> list[dict]:
+    """Where the published entries are when this view has none: the other boards of the same tab, and this
+    board's overview when the tab is a tier's (each with its count and the parameters that show it)."""
+    key = f"leaderboard:elsewhere:{board_stamp()}:{query.cache_key()}"
+    cached = cache.get(key)
+    if cached is not None:
+        return cached
+    boards = [query.board, *(board for board in BOARDS if board not in (query.board, "all"))]
+    views = [replace(query, board=board, page=1) for board in boards[1:]]
+    if query.tier != OVERVIEW:
+        views += [replace(query, board=board, tier=OVERVIEW, page=1) for board in boards]
+    found = []
+    for view in views:
+        count = _rows(view).count()
+        if count:
+            where = f"the {BOARD_LABELS[view.board].lower()} board"
+            if view.tier != query.tier:
+                where += f"'s {TAB_LABELS[view.tier]} tab"
+            found.append({"count": count, "where": where, "params": view.params()})
+    cache.set(key, found, CACHE_SECONDS)
+    return found
 
 
 def board_points(query: BoardQuery) -> list[dict]:
@@ -407,10 +464,16 @@ def medal_frequency(*, rows: list[dict], tier: str, excluding_leaky: bool, most:
         return {"competitions": [], "entries": [], "frequency": []}
     submission_ids = [row["submission_id"] for row in chosen]
     benchmark_ids = set(Submission.objects.filter(pk__in=submission_ids).values_list("benchmark_id", flat=True))
+    # A tier's tab: that tier's competitions; the overview: those of every tier the rows were measured on.
+    wanted = (
+        {TIER_SPLITS[t] for row in chosen for t, cell in row["cells"].items() if cell}
+        if tier == OVERVIEW
+        else {TIER_SPLITS[tier]}
+    )
     competitions = sorted(
         slug
         for slug, splits in Competition.objects.filter(benchmark_id__in=benchmark_ids).values_list("slug", "splits")
-        if TIER_SPLITS[tier] in splits
+        if wanted & set(splits)
     )
     if excluding_leaky:
         leaky = set(

@@ -20,34 +20,17 @@ from grading.engine.aggregation import AGGREGATION_VERSION, aggregate, per_seed
 from grading.engine.tiers import TIERS
 from grading.models import Flag, Run, Submission, TierAggregate
 from grading.services.finish import run_outcome, tier_members
+from leaderboard import footnotes
 from leaderboard.models import BoardRow, BoardState, Entry
 from leaderboard.ranking import rank_intervals
 
 logger = logging.getLogger(__name__)
-MAX_FOOTNOTES = 12
-DECISION_WORDS = {
-    "accept": "accepted",
-    "non_comparable": "marked non-comparable",
-    "reject": "rejected",
-    "request_changes": "changes requested",
-}
-FOOTNOTE_CHARS = 400
-# Flags whose message becomes a footnote while no maintainer has decided on them: what a reader of the board
-# must know to weigh the figure. Decided flags always leave a footnote with the decision's reason.
-FOOTNOTE_CODES = (
-    "test_set_feedback",
-    "known_leaky_competition",
-    "padded_seeds",
-    "benchmark_version",
-    "nonstandard_resources",
-    "rule_violation",
-    "runtime_over_budget",
-)
-SELF_REPORTED_NOTE = (
-    "Self-reported: these figures come from the team's own grading reports and were not re-graded on this portal."
-)
-IMPORTED_NOTE = (
-    "Self-reported: imported from the existing MLE-bench board's grading reports; not re-graded on this portal."
+# The footnotes' rules live in leaderboard/footnotes.py; these names stay importable from here.
+MAX_FOOTNOTES, FOOTNOTE_CODES, SELF_REPORTED_NOTE, IMPORTED_NOTE = (
+    footnotes.MAX_FOOTNOTES,
+    footnotes.FOOTNOTE_CODES,
+    footnotes.SELF_REPORTED_NOTE,
+    footnotes.IMPORTED_NOTE,
 )
 
 
@@ -115,45 +98,7 @@ def _tier_figures(submission: Submission, runs: list[Run], leaky: set[str]) -> d
 
 
 def _footnotes(submission: Submission, flags: list[Flag], figures: dict[str, dict]) -> list[str]:
-    notes: list[str] = []
-    if submission.origin == Submission.Origin.IMPORT:
-        notes.append(IMPORTED_NOTE)
-    elif submission.report_only:
-        notes.append(SELF_REPORTED_NOTE)
-    verdict = submission.comparability or {}
-    if not submission.comparable:
-        notes.extend(f"Non-comparable: {reason}." for reason in verdict.get("reasons", []))
-        for tier, tier_verdict in (verdict.get("tiers") or {}).items():
-            notes.extend(f"Non-comparable in {tier}: {reason}." for reason in tier_verdict.get("reasons", []))
-    for tier, variants in figures.items():
-        shown = variants["all"]
-        if shown["uses"] == TierAggregate.Kind.PADDED:
-            notes.append(
-                f"{tier}: no seed has a run of every competition, so the figure pads missing runs with "
-                f"failures over {shown['padded']['seeds']} seed(s) (MLE-bench's --pad-missing)."
-            )
-        agg = shown[shown["uses"]] if shown["uses"] else None
-        if agg and agg.get("medals_unknown_runs"):
-            notes.append(
-                f"{tier}: {agg['medals_unknown_runs']} run(s) on competitions without a leaderboard here "
-                "count as no medal."
-            )
-    for flag in flags:
-        if flag.decision:
-            notes.append(
-                f"{flag.code} ({flag.key}): {DECISION_WORDS.get(flag.decision, flag.decision)} by a maintainer"
-                + (f": {flag.resolution}" if flag.resolution else "")
-                + "."
-            )
-        elif flag.code in FOOTNOTE_CODES and flag.severity != Flag.Severity.INFO:
-            notes.append(f"{flag.code}: {flag.message}")
-    unique = list(
-        dict.fromkeys(note if len(note) <= FOOTNOTE_CHARS else note[: FOOTNOTE_CHARS - 1] + "…" for note in notes)
-    )
-    if len(unique) > MAX_FOOTNOTES:
-        rest = len(unique) - MAX_FOOTNOTES + 1
-        unique = [*unique[: MAX_FOOTNOTES - 1], f"{rest} more note(s) on the entry page."]
-    return unique
+    return footnotes.entry_footnotes(submission=submission, flags=flags, figures=figures)
 
 
 def _test_set_info(manifest: Manifest | None, flags: list[Flag]) -> str:

@@ -11,14 +11,29 @@ from django.views.decorators.http import require_GET
 
 from grading.bundles.manifest import parse_manifest
 from grading.bundles.seeds import RULE_TEXT
-from grading.engine.tiers import TIER_LABELS, TIERS
+from grading.engine.tiers import TIER_LABELS
 from grading.models import Submission
 from grading.selectors import review_events
 from grading.services.submissions import private_storage_is_remote, submission_folder
 from leaderboard import exports, plots, selectors
-from leaderboard.selectors import BOARD_LABELS, BOARDS, BadQuery, BoardQuery
+from leaderboard.selectors import BOARD_LABELS, BOARDS, TAB_CHOICES, TAB_LABELS, BadQuery, BoardQuery
 from portal.api.exception_handler import error_body
 
+# The board's columns a visitor may hide (the rank and the agent always show), as the column chooser lists them.
+COLUMNS = (
+    ("team", "Team"),
+    ("llms", "LLM(s)"),
+    *((tier, label) for tier, label in TIER_LABELS.items()),
+    ("runtime", "Runtime"),
+    ("hardware", "Hardware"),
+    ("internet", "Internet"),
+    ("date", "Date"),
+    ("source", "Source"),
+    ("benchmark", "Benchmark"),
+    ("test_set", "Test-set info"),
+    ("seeds", "Seeds"),
+    ("verified", "Verified"),
+)
 EXPORT_TYPES = {"csv": "text/csv; charset=utf-8", "json": "application/json", "md": "text/markdown; charset=utf-8"}
 
 
@@ -70,8 +85,13 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         if _compare_ids(request)
         else []
     )
+    elsewhere = (
+        [{**found, "link": urlencode(found["params"])} for found in selectors.board_elsewhere(query)]
+        if not page.rows
+        else []
+    )
     points, heat = selectors.board_figures(query, page)
-    figures = {"over-time": plots.over_time(points, tier=query.tier)}
+    figures = {"over-time": plots.over_time(points, tab=TAB_LABELS[query.tier])} if points else {}
     if compared:
         figures["tier-bars"] = plots.tier_bars(compared)
     if heat["competitions"]:
@@ -79,11 +99,15 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     context = {
         "page": page,
         "query": query,
+        "elsewhere": elsewhere,
+        "board_label": BOARD_LABELS[query.board].lower(),
         "problem": problem,
         "notice": notice,
         "boards": [(b, BOARD_LABELS[b], urlencode(query.params(board=b, page=1))) for b in BOARDS],
-        "tiers": [(t, TIER_LABELS[t], urlencode(query.params(tier=t, page=1))) for t in TIERS],
-        "tier_label": TIER_LABELS[query.tier],
+        "tiers": [(t, TAB_LABELS[t], urlencode(query.params(tier=t, page=1))) for t in TAB_CHOICES],
+        "tier_columns": list(TIER_LABELS.values()),
+        "columns": COLUMNS,
+        "tier_label": TAB_LABELS[query.tier],
         "points": points,
         "compared": compared,
         "heat": heat,
@@ -116,7 +140,8 @@ def leaderboard_export(request: HttpRequest, kind: str) -> HttpResponse:
             return JsonResponse(error_body("invalid", str(exc), {"field": exc.parameter}), status=400)
         return HttpResponse(f"{exc}\n", status=400, content_type="text/plain; charset=utf-8")
     page = selectors.board_page(query)
-    title = f"MLE portal, {BOARD_LABELS[query.board]} board, {TIER_LABELS[query.tier]} tab" + (
+    where = "every board" if query.board == "all" else f"{BOARD_LABELS[query.board].lower()} board"
+    title = f"MLE portal, {where}, {TAB_LABELS[query.tier]} tab" + (
         ", excluding known-leaky competitions" if query.excluding_leaky else ""
     )
     if kind == "csv":

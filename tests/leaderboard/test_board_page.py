@@ -39,7 +39,8 @@ def board(team):
 def test_the_comparable_board_ranks_its_entries_and_leaves_the_others_to_the_non_comparable_one(client, board):
     html = client.get("/leaderboard/?tier=low").content.decode()
     assert agents(html) == ["Strong", "Everything", "Weak"]
-    assert "[1–1]" in html and "Flagged" not in html.split('id="board"', 1)[1].split("</table>")[0]
+    assert 'title="95% interval of the rank: 1–1 (bootstrap over seeds)">1</strong>' in html
+    assert "Flagged" not in html.split('id="board"', 1)[1].split("</table>")[0]
     other = client.get("/leaderboard/?board=non_comparable&tier=low").content.decode()
     assert agents(other) == ["Flagged"]
     assert "Non-comparable: a test reason." in other and 'id="note-1"' in other
@@ -49,7 +50,7 @@ def test_the_comparable_board_ranks_its_entries_and_leaves_the_others_to_the_non
 
 def test_a_tier_tab_lists_only_entries_with_that_tier(client, board):
     assert agents(client.get("/leaderboard/?tier=medium").content.decode()) == ["Everything"]
-    assert agents(client.get("/leaderboard/").content.decode()) == ["Everything"]  # default tab: All
+    assert agents(client.get("/leaderboard/?tier=all").content.decode()) == ["Everything"]
 
 
 def test_sorting_and_filtering_live_in_the_url_and_links_keep_them(client, board):
@@ -74,7 +75,7 @@ def test_statistically_tied_entries_are_named(client, team):
     entry(team, agent="One", medals={0: low[:2], 1: low[:6], 2: low[:4]})
     entry(team, agent="Two", medals={0: low[:4], 1: low[:4], 2: low[:4]})
     html = client.get("/leaderboard/?tier=low").content.decode()
-    assert html.count("tied with #1") == 2 and "[1–2]" in html and 'id="ties-note"' in html
+    assert html.count('title="statistically tied with #1"') == 2 and ">1–2</span>" in html and 'id="ties-note"' in html
 
 
 def test_the_known_leaky_switch_changes_the_figures(client, team):
@@ -107,13 +108,13 @@ def test_a_padded_cell_is_marked(client, team):
     low = split_members("low")
     entry(team, agent="Gappy", comparable=False, missing=[(low[0], 1), (low[0], 2), (low[1], 0), (low[1], 2)])
     html = client.get("/leaderboard/?board=non_comparable&tier=low").content.decode()
-    assert 'class="figure padded"' in html and '<span class="badge warn">padded</span>' in html
+    assert 'class="col-low figure padded"' in html and '<span class="badge warn">padded</span>' in html
 
 
 @pytest.mark.parametrize(
     "query, says",
     [
-        ("tier=lite", "tier must be one of low, medium, high, all"),
+        ("tier=lite", "tier must be one of overview, low, medium, high, all"),
         ("sort=score", "sort must be one of"),
         ("date_from=yesterday", "date_from must be a date as YYYY-MM-DD"),
         ("runtime_max=-1", "runtime_max must be a number of at least 0"),
@@ -128,7 +129,9 @@ def test_a_bad_parameter_is_a_400_that_names_it_and_shows_the_default_board(clie
 
 def test_an_empty_board_says_so(client, team):
     html = client.get("/leaderboard/").content.decode()
-    assert "No published entries on this board yet" in html and Entry.objects.count() == 0
+    assert "No entries on the comparable board yet." in html and Entry.objects.count() == 0
+    assert 'id="over-time-empty"' in html and 'data-figure="over-time"' not in html  # no year-2000 axis
+    assert 'id="column-chooser"' not in html and "Compare selected" not in html  # nothing to choose or compare
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,9 @@ def test_a_visitor_switches_tiers_sorts_filters_and_opens_an_entry(page, transac
     entry(team, agent="Gamma", medals={s: low[:4] for s in range(3)}, comparable=False)
 
     page.goto("/leaderboard/")
+    assert page.locator("#board tbody tr").count() == 2  # every comparable entry, a column per tier
+    page.click("#tier-tabs a[data-tier=all]")
+    page.wait_for_url(re.compile(r".*tier=all.*"))
     assert page.locator("#board tbody tr").count() == 1  # the All tab: only the split75 entry
     page.click("#tier-tabs a[data-tier=low]")
     page.wait_for_url(re.compile(r".*tier=low.*"))
@@ -28,13 +31,14 @@ def test_a_visitor_switches_tiers_sorts_filters_and_opens_an_entry(page, transac
 
     page.click("a[data-sort=agent]")
     page.wait_for_url(re.compile(r".*sort=agent.*"))
-    names = page.locator("#board tbody tr td:nth-child(3) > a").all_inner_texts()
+    names = page.locator("#board tbody tr td.col-agent > a").all_inner_texts()
     assert names == ["Alpha", "Beta", "Gamma"]
 
+    page.click("#filters-menu summary")  # the filters fold away until asked for
     page.fill("#filters input[name=llm]", "claude")
     page.click("#filters button[type=submit]")
     page.wait_for_url(re.compile(r".*llm=claude.*"))
-    assert page.locator("#board tbody tr td:nth-child(3) > a").all_inner_texts() == ["Beta"]
+    assert page.locator("#board tbody tr td.col-agent > a").all_inner_texts() == ["Beta"]
     assert "sort=agent" in page.url and "tier=low" in page.url  # the state lives in the URL
 
     page.goto("/leaderboard/?tier=low")
@@ -77,4 +81,4 @@ def test_hostile_agent_names_neither_stop_the_plots_nor_become_links(page, trans
     )
     assert links and not [link for link in links if "evil.example" in link]
     assert page.locator("footer.site-footer").count() == 1  # the rest of the page is there
-    assert sorted(page.locator("#board tbody tr td:nth-child(3) > a").all_inner_texts()) == sorted(names)
+    assert sorted(page.locator("#board tbody tr td.col-agent > a").all_inner_texts()) == sorted(names)

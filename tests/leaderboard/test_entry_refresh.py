@@ -108,9 +108,9 @@ def test_footnotes_come_from_the_comparability_verdict_and_from_decided_and_seri
     services.board_refresh(submission_ids=[submission.pk])
     notes = Entry.objects.get(submission=submission).footnotes
     assert "Non-comparable: a maintainer marked non-comparable the entry: tuned on the test set." in notes
-    assert "Non-comparable in low: 2 complete seed(s) in low; at least 3 are needed." in notes
-    assert "known_leaky_competition: x: 3 medal(s) on a competition with a known test-label leak." in notes
-    assert "score_mismatch (y): accepted by a maintainer: rounding in the team's grader." in notes
+    assert "Non-comparable in Low (Lite): 2 complete seed(s) in low; at least 3 are needed." in notes
+    assert "Known leaky competition: x: 3 medal(s) on a competition with a known test-label leak." in notes
+    assert "Accepted by a maintainer: rounding in the team's grader (score_mismatch (y))." in notes
     assert not any("not declared" in note for note in notes)  # info flags stay on the entry page
     assert Entry.objects.get(submission=submission).resources == "undeclared"
 
