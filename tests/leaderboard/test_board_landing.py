@@ -200,8 +200,9 @@ def test_the_heatmap_leaves_room_for_the_longest_competition_name():
 
 def test_the_hosted_run_form_labels_read_as_words():
     from runners.forms import HostedRunForm
+    from runners.services.fit import Offer
 
-    form = HostedRunForm(teams=Submission.objects.none())
+    form = HostedRunForm(teams=Submission.objects.none(), offer=Offer(workers=[]))
     assert form.fields["gpus_per_run"].label == "GPUs per run" and form.fields["llms"].label == "LLMs"
 
 
