@@ -81,13 +81,15 @@ class DemoEntriesUnavailable(Exception):
     """The portal cannot seed demo entries (no benchmark, or the Lite packs are not the synthetic ones)."""
 
 
-def demo_entries_seed(*, entries: tuple[DemoEntry, ...] = ENTRIES, log: Callable[[str], None] = print) -> list[int]:
+def demo_entries_seed(
+    *, entries: tuple[DemoEntry, ...] | None = None, log: Callable[[str], None] = print
+) -> list[int]:
     """Upload each demo entry not uploaded yet (by team, agent and version) and return the new submission ids.
 
     Safe on every start: an entry already there, in whatever state, is not uploaded again. The pipeline runs on
     the worker; nothing here waits for it.
     """
-    pending = [entry for entry in entries if not _uploaded(entry)]
+    pending = [entry for entry in (ENTRIES if entries is None else entries) if not _uploaded(entry)]
     if not pending:
         return []
     ids = split_ids(SPLIT)

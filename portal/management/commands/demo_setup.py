@@ -1,3 +1,4 @@
+import logging
 import secrets
 
 from django.conf import settings
@@ -10,6 +11,8 @@ from portal.accounts import services
 from portal.accounts.models import Membership, Team
 from portal.env import env_bool, env_str
 from portal.private_files import private_folder
+
+logger = logging.getLogger(__name__)
 
 DEMO_EMAIL = "demo@example.org"
 DEMO_TEAM = "Demo team"
@@ -56,10 +59,14 @@ class Command(BaseCommand):
         except DemoEntriesUnavailable as exc:
             self.stdout.write(f"No demo entries: {exc}.")
             return
+        except Exception as exc:  # the demo is a nicety: the portal starts without it, saying why
+            logger.exception("demo entries not seeded")
+            self.stderr.write(f"Demo entries not seeded ({type(exc).__name__}: {exc}); the portal starts without them.")
+            return
         if created:
             self.stdout.write(
                 f"Seeded {len(created)} demo entries (teams 'Demo - ...', synthetic demo data); the worker grades "
-                "them in a minute or two: see /leaderboard/ and, for the one held for review, /review/."
+                "them in a few minutes: see /leaderboard/ and, for the one held for review, /review/."
             )
 
     def _load_competitions(self) -> None:
