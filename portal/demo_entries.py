@@ -81,9 +81,7 @@ class DemoEntriesUnavailable(Exception):
     """The portal cannot seed demo entries (no benchmark, or the Lite packs are not the synthetic ones)."""
 
 
-def demo_entries_seed(
-    *, entries: tuple[DemoEntry, ...] | None = None, log: Callable[[str], None] = print
-) -> list[int]:
+def demo_entries_seed(*, entries: tuple[DemoEntry, ...] | None = None, log: Callable[[str], None] = print) -> list[int]:
     """Upload each demo entry not uploaded yet (by team, agent and version) and return the new submission ids.
 
     Safe on every start: an entry already there, in whatever state, is not uploaded again. The pipeline runs on
