@@ -20,7 +20,7 @@ CLIENT = str(REPO / "client" / "mleportal.py")
 README = (REPO / "README.md").read_text()
 MAKE_BUNDLE = (
     "--split low --seeds 3 --runtime-hours 24 --gpu A10:24:1 --vcpus 36 --ram-gb 440 --benchmark-commit 783b15af "
-    "--llm none"
+    "--benchmark-version v1 --no-internet-access --closed-source --llm none"
 )
 
 

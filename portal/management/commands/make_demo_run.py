@@ -57,5 +57,6 @@ class Command(BaseCommand):
         self.stdout.write(
             "Next: python3 client/mleportal.py make-bundle "
             f"{out} --out my-agent.tar.gz --agent-name 'My agent' --split low --seeds {seeds} "
-            "--runtime-hours 24 --gpu A10:24:1 --vcpus 36 --ram-gb 440 --benchmark-commit 783b15af --llm none"
+            "--runtime-hours 24 --gpu A10:24:1 --vcpus 36 --ram-gb 440 --benchmark-commit 783b15af "
+            "--benchmark-version v1 --no-internet-access --closed-source --llm none"
         )
