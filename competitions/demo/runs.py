@@ -20,7 +20,7 @@ import pandas as pd
 from competitions.demo.agent import Defect, write_submission
 from competitions.demo.answers import Size, generate_answers
 from competitions.demo.catalog import competition_facts, rng_for, split_ids
-from competitions.demo.specs import spec_for
+from competitions.demo.solutions import STYLES, run_log, solution_code
 
 DEFAULT_CREATED_AT = datetime(2026, 11, 30, 10, 0, 0, tzinfo=UTC)
 AnswersSource = Callable[[str], pd.DataFrame]
@@ -44,13 +44,18 @@ def write_run_group(
     agent: str = "demo",
     no_submission: Iterable[RunKey] = (),
     defects: Mapping[RunKey, Iterable[Defect | str]] | None = None,
+    style: str = "starter",
 ) -> Path:
     """Write ``<out_dir>/<run_group>/`` for every competition x seed and return the group folder.
 
     ``answers`` maps a competition id to its answers frame (for example :func:`pack_answers` over a pack
     folder); by default answers are generated with ``size`` and ``pack_seed``. ``quality`` is one value or
     one per competition. Runs in ``no_submission`` fail without a submission; ``defects`` break chosen runs.
+    ``style`` picks the code and log the runs leave (``competitions.demo.solutions.STYLES``): teams written in
+    different styles do not share code.
     """
+    if style not in STYLES:
+        raise ValueError(f"unknown code style {style!r}: use one of {', '.join(STYLES)}")
     ids = list(competition_ids) if competition_ids is not None else split_ids("low")
     load = answers or (lambda cid: generate_answers(competition_id=cid, size=size, seed=pack_seed).answers)
     skipped, broken = set(no_submission), dict(defects or {})
@@ -76,9 +81,11 @@ def write_run_group(
             else:
                 (run_dir / "submission").mkdir(parents=True, exist_ok=True)
             started = created_at + timedelta(minutes=7 * seed)
-            (run_dir / "run.log").write_text(_run_log(cid, seed, q, started, success))
+            (run_dir / "run.log").write_text(
+                run_log(style=style, competition_id=cid, seed=seed, quality=q, started=started, success=success)
+            )
             (run_dir / "code").mkdir(parents=True, exist_ok=True)
-            (run_dir / "code" / "solution.py").write_text(_solution(cid, seed))
+            (run_dir / "code" / "solution.py").write_text(solution_code(style=style, competition_id=cid, seed=seed))
             runs[run_id] = {"success": success}
     metadata = {"run_group": group.name, "created_at": created_at.isoformat(), "runs": runs}
     (group / "metadata.json").write_text(json.dumps(metadata, indent=4) + "\n")
@@ -159,31 +166,3 @@ def run_id_for(*, competition_id: str, seed: int) -> str:
 def _run_uuid(*, competition_id: str, seed: int) -> uuid.UUID:
     rng = rng_for(seed=seed, competition_id=competition_id, purpose="run-id")
     return uuid.UUID(bytes=rng.bytes(16), version=4)
-
-
-def _run_log(cid: str, seed: int, quality: float, started: datetime, success: bool) -> str:
-    facts = competition_facts(cid)
-    steps = [
-        f"Starting demo agent for competition {cid} (seed {seed})",
-        f"Reading /home/data/{facts.sample_submission_file} and the training data",
-        f"Fitting a baseline model; cross-validation estimate of skill {quality:.2f}",
-        "Validating the submission format with /home/validate_submission.sh",
-        "Wrote /home/submission/submission.csv" if success else "Run failed before writing a submission",
-    ]
-    return "".join(
-        f"[{(started + timedelta(minutes=3 * i)):%Y-%m-%d %H:%M:%S}] {line}\n" for i, line in enumerate(steps)
-    )
-
-
-def _solution(cid: str, seed: int) -> str:
-    facts, spec = competition_facts(cid), spec_for(cid)
-    columns = ", ".join(repr(c) for c in spec.public_columns[:4])
-    return (
-        f'"""Demo solution for {cid} (seed {seed}); written by a simulated agent."""\n\n'
-        "import pandas as pd\n\n"
-        f"SEED = {seed}\n"
-        f"sample = pd.read_csv('/home/data/{facts.sample_submission_file}')\n"
-        f"# columns: {columns}{', ...' if len(spec.public_columns) > 4 else ''}\n"
-        "predictions = sample.copy()  # a real agent would fit a model here\n"
-        "predictions.to_csv('/home/submission/submission.csv', index=False)\n"
-    )

@@ -12,6 +12,7 @@ pytestmark = pytest.mark.django_db
 
 def test_it_gives_old_demo_packs_their_public_data_and_the_local_worker_a_token(monkeypatch):
     monkeypatch.setenv("PORTAL_DEMO_PACK_SIZE", "small")
+    monkeypatch.setenv("PORTAL_DEMO_ENTRIES", "0")  # tests/portal/test_demo_entries.py seeds them
     call_command("demo_setup")
     token_file = settings.DATA_DIR / "worker-token"
     key = token_file.read_text().strip()

@@ -1,3 +1,4 @@
+import logging
 import secrets
 
 from django.conf import settings
@@ -8,8 +9,10 @@ from django.db import transaction
 
 from portal.accounts import services
 from portal.accounts.models import Membership, Team
-from portal.env import env_str
+from portal.env import env_bool, env_str
 from portal.private_files import private_folder
+
+logger = logging.getLogger(__name__)
 
 DEMO_EMAIL = "demo@example.org"
 DEMO_TEAM = "Demo team"
@@ -17,7 +20,10 @@ LOCAL_WORKER = "local"
 
 
 class Command(BaseCommand):
-    help = "Prepare a single-machine install on first start: a demo account (printed), competitions, demo packs."
+    help = (
+        "Prepare a single-machine install on first start: a demo account (printed), competitions, demo packs "
+        "and demo entries (PORTAL_DEMO_ENTRIES=0: none)."
+    )
 
     def handle(self, *args, **options):
         credentials = settings.DATA_DIR / "demo-account.txt"
@@ -39,7 +45,29 @@ class Command(BaseCommand):
         email, password = credentials.read_text().split()
         self._load_competitions()
         self._local_worker_token()
+        self._demo_entries()
         self.stdout.write(self.style.SUCCESS(f"Demo account (maintainer of '{DEMO_TEAM}'): {email} / {password}"))
+
+    def _demo_entries(self) -> None:
+        """Labelled demo entries through the real upload path, once (PORTAL_DEMO_ENTRIES=0: none)."""
+        from portal.demo_entries import DemoEntriesUnavailable, demo_entries_seed
+
+        if not env_bool("PORTAL_DEMO_ENTRIES", True):
+            return
+        try:
+            created = demo_entries_seed(log=self.stdout.write)
+        except DemoEntriesUnavailable as exc:
+            self.stdout.write(f"No demo entries: {exc}.")
+            return
+        except Exception as exc:  # the demo is a nicety: the portal starts without it, saying why
+            logger.exception("demo entries not seeded")
+            self.stderr.write(f"Demo entries not seeded ({type(exc).__name__}: {exc}); the portal starts without them.")
+            return
+        if created:
+            self.stdout.write(
+                f"Seeded {len(created)} demo entries (teams 'Demo - ...', synthetic demo data); the worker grades "
+                "them in a few minutes: see /leaderboard/ and, for the one held for review, /review/."
+            )
 
     def _load_competitions(self) -> None:
         """The registry on every start (a no-op when unchanged); synthetic Lite packs on the first one."""
