@@ -225,11 +225,13 @@ def task_claim(
         taken = HostedTask.objects.filter(pk=task.pk, status=T.QUEUED, attempt=attempt).update(
             status=T.RUNNING, worker=worker, started_at=now, seen_at=now, cancel_requested=False, output_tail=""
         )
-        HostedTask.objects.filter(pk=task.pk, reason__startswith=WAITING).update(reason="")  # it no longer waits
         if not taken:  # another worker's claim (or a cancel) got there between the read and this update
             raise WorkerRefused(
                 status=409, code="not_queued", message=f"task {task_id} attempt {attempt} is not queued"
             )
+        HostedTask.objects.filter(pk=task.pk, reason__startswith=WAITING).update(
+            reason=""
+        )  # claimed: no longer waiting
     hosted_run_progress(hosted_run_id=run.pk)
     pack = task.competition.pack
     logger.info("task %s attempt %s claimed by %s", task.pk, attempt, worker.name)
