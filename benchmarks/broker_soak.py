@@ -7,9 +7,10 @@ process backend) on a fresh copy of a prepared data folder (SQLite, demo packs; 
 benchmarks/out/soak-seed), and for `--minutes` mixes:
 
 * an upload of a small bundle every 12 s (1 to 3 competitions of the Lite packs, 1 to 2 seeds);
-* hosted runs that fit no worker (the Lite split, 22 tasks of 1 GPU each; the local worker has none), two
-  at a time, each cancelled after 40 s: the hosted-runs worker sends each of their 44 tasks back to the
-  queue every 5 s, as in issue 19;
+* hosted runs that fit no worker at hand (the Lite split, 22 tasks of 1 GPU each), two at a time, each
+  cancelled after 40 s: the portal refuses a request that no registered worker can hold, so the soak registers
+  a GPU worker of 1 GPU that never comes to take anything, and the local hosted-runs worker, which has no GPU,
+  sends each of their 44 tasks back to the queue every 5 s, as in issue 19;
 * a hosted run of the example agent every 15 s, every third one cancelled 2 s after it was asked for.
 
 Then it stops the load, waits up to 3 minutes for everything to end, and prints:
@@ -27,7 +28,7 @@ Then it stops the load, waits up to 3 minutes for everything to end, and prints:
 (kombu's SQLAlchemy transport on the portal's SQLite file, `CELERY_BROKER_URL=sqla+sqlite:///…`; needs
 `pip install sqlalchemy` in .venv, which the lock files do not hold) or `redis` (Debian's `redis-server`
 started here on a unix socket in the data folder, as `REDIS_URL`). The exit code is 1 when a worker
-crashed, a message was delivered twice or lost, or something had not ended.
+crashed, a message was delivered twice or lost, something had not ended, or the load was refused (load errors).
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ PYTHON = ROOT / ".venv" / "bin" / "python"
 BROKERS = ("filesystem", "sqlite", "redis")
 UPLOAD_EVERY, HOSTED_EVERY, UNFIT_AT_ONCE, UNFIT_LIFETIME = 12.0, 15.0, 2, 40.0
 LOAD_ENV = {
+    # The demo's entries (330 runs, seeded on a first start) are not this load: they would fill the queue first.
+    "PORTAL_DEMO_ENTRIES": "0",
     "SUBMISSION_DAILY_QUOTA": "100000",
     "HOSTED_RUNS_DAILY_QUOTA": "100000",
     "API_RATE_UPLOADS": "100000/h",
@@ -187,6 +190,26 @@ class Soak:
                 cwd=ROOT, env=env, capture_output=True, text=True, check=True,
             ).stdout.strip().splitlines()[-1]
         )  # fmt: skip
+        self.register_absent_gpu_worker(env)
+
+    def register_absent_gpu_worker(self, env: dict[str, str]) -> None:
+        """A registered worker with 1 GPU that never claims: the unfit runs are accepted, and only the local worker,
+        which has none, takes their messages (and sends them back)."""
+        key = (
+            subprocess.run(
+                [str(PYTHON), "manage.py", "issue_worker_token", "--name", "soak-absent-gpu"],
+                cwd=ROOT, env=env, capture_output=True, text=True, check=True,
+            ).stdout.strip().splitlines()[-1]
+        )  # fmt: skip
+        capacity = {"gpus": 1, "cpus": 8, "memory_gb": 32, "backend": "docker"}
+        request = urllib.request.Request(
+            f"{self.url}/api/v1/workers/register/",
+            method="POST",
+            data=json.dumps(capacity).encode(),
+            headers={"Authorization": f"Worker {key}", "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=60):
+            pass
 
     def output(self) -> str:
         return self.log_path.read_text(errors="replace")
@@ -397,6 +420,7 @@ def failed(figures: dict) -> bool:
         or figures["re-deliveries"]
         or figures["lost"]
         or figures["not ended"]
+        or figures["load errors"]
     )
 
 
