@@ -26,8 +26,9 @@ from grading.services.intake import submission_create_hosted
 from grading.services.submissions import SubmissionRefused
 from runners.models import GpuWorker, HostedRun, HostedTask
 from runners.secrets import env_decrypt
+from runners.services.fit import task_cpus, task_memory_gb
 from runners.services.hosted import nothing_collected_reason
-from runners.services.workers import hosted_files_delete, task_cpus, task_memory_gb
+from runners.services.workers import hosted_files_delete
 from runners.worker.collect import redact_tree, secret_values
 
 logger = logging.getLogger(__name__)

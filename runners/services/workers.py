@@ -32,7 +32,7 @@ from runners import queue
 from runners.capability import capability_matches
 from runners.models import FormatCheck, GpuWorker, HostedRun, HostedTask
 from runners.secrets import env_decrypt
-from runners.services.fit import WAITING, queued_reasons_refresh
+from runners.services.fit import WAITING, queued_reasons_refresh, task_cpus, task_memory_gb
 from runners.services.hosted import hosted_run_graded, hosted_run_progress
 from runners.worker.collect import redact, secret_values
 
@@ -258,17 +258,6 @@ def task_claim(
             "bytes": pack.public_bytes,
         },
     }
-
-
-def task_cpus(worker: GpuWorker) -> float:
-    """The CPUs one task gets: the board's standard share, or less on a smaller worker."""
-    share = worker.cpus / max(worker.slots, 1) if worker.cpus else settings.HOSTED_CPUS_PER_RUN
-    return float(min(settings.HOSTED_CPUS_PER_RUN, share))
-
-
-def task_memory_gb(worker: GpuWorker) -> float:
-    share = worker.memory_gb / max(worker.slots, 1) if worker.memory_gb else settings.HOSTED_MEMORY_GB_PER_RUN
-    return float(min(settings.HOSTED_MEMORY_GB_PER_RUN, share))
 
 
 def _format_check_allowed(task: HostedTask, attempt: int, size: int) -> FormatCheck:
