@@ -11,6 +11,7 @@ from django.core.files.storage import FileSystemStorage, storages
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from grading.bundles.archive import extract_archive
 from grading.models import Submission
 from grading.signals import entry_changed_send
 from portal.accounts.models import Team
@@ -113,8 +114,6 @@ def submission_bundle_root(submission: Submission) -> Path:
     root = submission_folder(submission) / "bundle"
     if root.is_dir() or not private_storage_is_remote():
         return root
-    from grading.bundles.archive import extract_archive
-
     scratch = submission_folder(submission).with_name(f"{submission.pk}.{uuid.uuid4().hex}")
     private_folder(scratch)
     try:
