@@ -34,6 +34,7 @@ from runners.models import FormatCheck, GpuWorker, HostedRun, HostedTask
 from runners.secrets import env_decrypt
 from runners.services.fit import WAITING, queued_reasons_refresh, task_cpus, task_memory_gb
 from runners.services.hosted import hosted_run_graded, hosted_run_progress
+from runners.services.transitions import hosted_tasks_transition
 from runners.worker.collect import redact, secret_values
 
 logger = logging.getLogger(__name__)
@@ -222,8 +223,14 @@ def task_claim(
                 f"{worker.slots - busy.count()} of {worker.slots} slots free; the task needs {run.gpus_per_run} GPUs",
             )
         now = timezone.now()
-        taken = HostedTask.objects.filter(pk=task.pk, status=T.QUEUED, attempt=attempt).update(
-            status=T.RUNNING, worker=worker, started_at=now, seen_at=now, cancel_requested=False, output_tail=""
+        taken = hosted_tasks_transition(
+            tasks=HostedTask.objects.filter(pk=task.pk, attempt=attempt),
+            to=T.RUNNING,
+            worker=worker,
+            started_at=now,
+            seen_at=now,
+            cancel_requested=False,
+            output_tail="",
         )
         if not taken:  # another worker's claim (or a cancel) got there between the read and this update
             raise WorkerRefused(
@@ -373,8 +380,13 @@ def task_finish(
         else:
             archive_path = storages["private"].save(f"hosted/{task.hosted_run_id}/{task.pk}-{attempt}.tar.gz", archive)
             archive_bytes = archive.size or 0
-    updated = HostedTask.objects.filter(pk=task.pk, attempt=attempt, worker=worker, status=T.RUNNING).update(
-        status=status, finished_at=timezone.now(), archive_path=archive_path, archive_bytes=archive_bytes, **fields
+    updated = hosted_tasks_transition(
+        tasks=HostedTask.objects.filter(pk=task.pk, attempt=attempt, worker=worker),
+        to=status,
+        expected=(T.RUNNING,),
+        archive_path=archive_path,
+        archive_bytes=archive_bytes,
+        **fields,
     )
     if not updated and archive_path:
         storages["private"].delete(archive_path)
@@ -395,13 +407,19 @@ def public_data_open(*, slug: str) -> tuple[File, str, int]:
 def _lost(task: HostedTask, *, now, why: str) -> int:
     """A running task its worker lost: queued again as a new attempt (with a fresh capability), or failed
     after HOSTED_MAX_ATTEMPTS. 1 when this call changed it."""
+    this_attempt = HostedTask.objects.filter(pk=task.pk, attempt=task.attempt)
     if task.attempt >= settings.HOSTED_MAX_ATTEMPTS:
-        return HostedTask.objects.filter(pk=task.pk, attempt=task.attempt, status=T.RUNNING).update(
-            status=T.FAILED, finished_at=now, reason=f"{why}; given up after {task.attempt} attempts"
+        return hosted_tasks_transition(
+            tasks=this_attempt,
+            to=T.FAILED,
+            expected=(T.RUNNING,),
+            finished_at=now,
+            reason=f"{why}; given up after {task.attempt} attempts",
         )
     with transaction.atomic():
-        changed = HostedTask.objects.filter(pk=task.pk, attempt=task.attempt, status=T.RUNNING).update(
-            status=T.QUEUED,
+        changed = hosted_tasks_transition(
+            tasks=this_attempt,
+            to=T.QUEUED,
             attempt=task.attempt + 1,
             worker=None,
             queued_at=now,
@@ -430,8 +448,10 @@ def hosted_watchdog(*, now=None) -> dict[str, int]:
         started = task.started_at or now
         overdue = (now - started).total_seconds() - task.hosted_run.time_limit_hours * 3600
         if overdue > settings.HOSTED_OVERTIME_GRACE_SECONDS:
-            counts["overtime"] += HostedTask.objects.filter(pk=task.pk, attempt=task.attempt, status=T.RUNNING).update(
-                status=T.FAILED,
+            counts["overtime"] += hosted_tasks_transition(
+                tasks=HostedTask.objects.filter(pk=task.pk, attempt=task.attempt),
+                to=T.FAILED,
+                expected=(T.RUNNING,),
                 finished_at=now,
                 reason=f"timed out: still running {overdue / 60:.0f} min after its time limit of "
                 f"{task.hosted_run.time_limit_hours:g} h, and its worker reported no end; ended by the portal",
@@ -461,8 +481,10 @@ def hosted_watchdog(*, now=None) -> dict[str, int]:
                 counts["resent"] += 1
     expired_before = now - timedelta(seconds=settings.HOSTED_QUEUE_TIMEOUT_SECONDS)
     for task in HostedTask.objects.filter(status=T.QUEUED, queued_at__lt=expired_before).select_related("hosted_run"):
-        counts["expired"] += HostedTask.objects.filter(pk=task.pk, status=T.QUEUED).update(
-            status=T.FAILED,
+        counts["expired"] += hosted_tasks_transition(
+            tasks=HostedTask.objects.filter(pk=task.pk),
+            to=T.FAILED,
+            expected=(T.QUEUED,),
             finished_at=now,
             reason=f"no worker with {task.hosted_run.gpus_per_run} free GPUs took it within "
             f"{settings.HOSTED_QUEUE_TIMEOUT_SECONDS // 3600 or 1} h",
