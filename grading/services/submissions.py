@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from grading.bundles.archive import extract_archive
 from grading.models import Submission
-from grading.signals import entry_changed_send
+from grading.signals import entry_changed_send, submission_status_changed_send
 from portal.accounts.models import Team
 from portal.private_files import private_folder, private_opener
 
@@ -62,6 +62,7 @@ def submission_transition(
     )
     if updated:
         logger.info("submission %s -> %s%s", submission_id, to, f" ({reason})" if reason else "")
+        submission_status_changed_send(submission_id=submission_id, status=to)
         if to == S.PUBLISHED or S.PUBLISHED in sources:  # onto the board, or maybe off it
             entry_changed_send(submission_id=submission_id)
     return bool(updated)

@@ -15,6 +15,7 @@ from competitions.selectors import current_benchmark
 from grading.bundles.errors import BundleError
 from grading.bundles.manifest import SCHEMA, parse_manifest
 from grading.engine.tiers import SPLITS
+from grading.models import Submission
 from grading.services.submissions import quota_frees_at
 from portal.accounts.models import Team
 from runners import envnames, queue
@@ -290,3 +291,14 @@ def hosted_run_graded(*, hosted_run_id: int) -> bool:
     return hosted_run_transition(
         hosted_run_id=hosted_run_id, to=HostedRun.Status.DONE, expected=(HostedRun.Status.GRADING,)
     )
+
+
+def submission_status_changed_receiver(*, submission_id: int, status: str, **_: Any) -> None:
+    """Grading says a submission moved (grading.signals): the hosted run it came from is done once it is final.
+    In the transaction of the move, so the two commit together; the watchdog's pass is only a safety net."""
+    if status not in Submission.FINAL_STATUSES:
+        return
+    for hosted_run_id in HostedRun.objects.filter(
+        submission_id=submission_id, status=HostedRun.Status.GRADING
+    ).values_list("pk", flat=True):
+        hosted_run_graded(hosted_run_id=hosted_run_id)

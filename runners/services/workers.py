@@ -438,7 +438,9 @@ def hosted_watchdog(*, now=None) -> dict[str, int]:
     for HOSTED_WORKER_LOST_SECONDS goes back to the queue (a new attempt) or fails after HOSTED_MAX_ATTEMPTS;
     tasks no worker took within HOSTED_QUEUE_TIMEOUT_SECONDS fail; each with its reason. Queued tasks marked
     resend (queued before claims carried a capability) get a fresh message. Runs whose
-    submission reached a final status are done. Safe to run anywhere, any number of times."""
+    submission reached a final status are done: grading's signal does it at once (runners/apps.py), this pass
+    is the safety net (runs whose submission ended before the receiver was connected, a receiver that failed).
+    Safe to run anywhere, any number of times."""
     now = now or timezone.now()
     lost_before = now - timedelta(seconds=settings.HOSTED_WORKER_LOST_SECONDS)
     counts = {"requeued": 0, "failed": 0, "expired": 0, "overtime": 0, "resent": 0, "done": 0, "reasons": 0}

@@ -1,4 +1,5 @@
-"""Hosted runs' and tasks' statuses move only through their transition tables."""
+"""Hosted runs' and tasks' statuses move only through their transition tables; grading tells runners when a
+hosted run's submission is final."""
 
 import ast
 from pathlib import Path
@@ -7,6 +8,8 @@ import pytest
 from django.utils import timezone
 
 from competitions.models import Competition
+from grading.models import Submission
+from grading.services.submissions import submission_transition
 from runners.models import HostedRun, HostedTask
 from runners.services.transitions import (
     RUN_TRANSITIONS,
@@ -15,7 +18,7 @@ from runners.services.transitions import (
     hosted_run_transition,
     hosted_tasks_transition,
 )
-from tests.grading.builders import loaded_benchmark
+from tests.grading.builders import grading_submission, loaded_benchmark
 
 RUNNERS = Path(__file__).resolve().parents[2] / "runners"
 R = HostedRun.Status
@@ -29,7 +32,7 @@ def registry(db):
     competitions_load()
 
 
-def hosted_run(team, *, status: str = R.QUEUED) -> HostedRun:
+def hosted_run(team, *, status: str = R.QUEUED, submission: Submission | None = None) -> HostedRun:
     run = HostedRun.objects.create(
         team=team,
         benchmark=loaded_benchmark(),
@@ -38,6 +41,7 @@ def hosted_run(team, *, status: str = R.QUEUED) -> HostedRun:
         seeds=1,
         time_limit_hours=1,
         status=status,
+        submission=submission,
     )
     competition = Competition.objects.get(slug="spooky-author-identification")
     HostedTask.objects.create(hosted_run=run, competition=competition, seed=0, queued_at=timezone.now())
@@ -63,6 +67,17 @@ def test_an_illegal_move_is_refused_and_a_lost_race_changes_nothing(registry, al
     assert (run.status, run.status_reason) == (R.CANCELLED, "cancelled by the team") and run.finished_at
     assert hosted_tasks_transition(tasks=run.tasks.all(), to=T.CANCELLED, expected=(T.QUEUED,)) == 1
     assert run.tasks.get().finished_at is not None
+
+
+def test_a_hosted_run_is_done_when_grading_says_its_submission_is_final(registry, alice):
+    team = alice.teams.get()
+    submission = grading_submission(team, runs=0, status=Submission.Status.GRADING)
+    run = hosted_run(team, status=R.GRADING, submission=submission)
+    assert submission_transition(submission_id=submission.pk, to=Submission.Status.CHECKING)
+    assert HostedRun.objects.get(pk=run.pk).status == R.GRADING  # not final yet
+    assert submission_transition(submission_id=submission.pk, to=Submission.Status.FAILED, reason="a test")
+    run.refresh_from_db()
+    assert run.status == R.DONE and run.finished_at is not None
 
 
 def _assigned(target: ast.expr) -> list[ast.expr]:
