@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from competitions.models import KnownIssue
+from competitions.services import known_issue_delete
 
 
 @admin.register(KnownIssue)
@@ -16,12 +17,8 @@ class KnownIssueAdmin(admin.ModelAdmin):
         super().save_model(request, obj, form, change)
 
     def delete_model(self, request, obj):
-        from competitions.services import known_issue_delete
-
         known_issue_delete(issue=obj)
 
     def delete_queryset(self, request, queryset):
-        from competitions.services import known_issue_delete
-
         for issue in queryset:
             known_issue_delete(issue=issue)

@@ -35,12 +35,13 @@ def _submission_step(step, submission_id: int, doing: str) -> None:
         )
 
 
-@shared_task(bind=True, autoretry_for=TRANSIENT, max_retries=3, retry_backoff=True)
+@shared_task(name=queue.VALIDATE_SUBMISSION, bind=True, autoretry_for=TRANSIENT, max_retries=3, retry_backoff=True)
 def validate_submission(self, submission_id: int) -> None:
     _submission_step(pipeline.submission_validate, submission_id, "validating")
 
 
 @shared_task(
+    name=queue.GRADE_RUN,
     bind=True,
     autoretry_for=TRANSIENT,
     max_retries=3,
@@ -86,7 +87,7 @@ def _release_for_retry(run_id: int) -> None:
         logger.warning("run %s could not be released for its retry", run_id)
 
 
-@shared_task(bind=True, autoretry_for=TRANSIENT, max_retries=3, retry_backoff=True)
+@shared_task(name=queue.FINISH_SUBMISSION, bind=True, autoretry_for=TRANSIENT, max_retries=3, retry_backoff=True)
 def finish_submission(self, submission_id: int) -> None:
     _submission_step(finish.submission_finish, submission_id, "checking")
 
@@ -96,7 +97,7 @@ def watchdog() -> dict:
     """Move stuck work along: re-queue runs whose worker died, re-send lost messages and steps, fail what is
     hopeless, then fill the grading queue."""
     now = timezone.now()
-    requeued, given_up = scheduling.runs_requeue_lost(now=now)
+    requeued, given_up = pipeline.runs_requeue_lost(now=now)
     runs_resent, released = scheduling.runs_resend_lost(now=now)
     resent = failed = 0
     lost = now - timedelta(minutes=10)

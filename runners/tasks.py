@@ -2,11 +2,12 @@
 
 from celery import shared_task
 
+from runners import queue
 from runners.services.assembly import hosted_run_assemble
 from runners.services.workers import hosted_watchdog as watchdog_run
 
 
-@shared_task(ignore_result=True)
+@shared_task(name=queue.HOSTED_ASSEMBLE, ignore_result=True)
 def hosted_assemble(hosted_run_id: int) -> None:
     hosted_run_assemble(hosted_run_id=hosted_run_id)
 

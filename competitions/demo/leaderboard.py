@@ -19,6 +19,7 @@ from competitions.demo.agent import simulate_submission
 from competitions.demo.catalog import competition_facts, grader_choice, rng_for
 from competitions.demo.specs import spec_for
 from competitions.demo.targets import Binary, MultiLabel
+from grading.engine.registry import get_grader
 
 DEFAULT_TEAMS = 300
 DEFAULT_GRADE_ROWS = 2_000
@@ -27,8 +28,6 @@ QUALITY_BETA = (2.0, 3.0)  # mean 0.4; about 1 team in 12 above 0.7
 
 def grade(*, competition_id: str, submission: pd.DataFrame, answers: pd.DataFrame) -> float:
     """The registered grader's score, rounded to 5 decimals like MLE-bench. Raises InvalidSubmission."""
-    from grading.engine.registry import get_grader  # the grading core is framework-free
-
     choice = grader_choice(competition_id)
     return round(float(get_grader(choice.name)(submission, answers, **choice.params)), 5)
 

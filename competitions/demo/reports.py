@@ -16,6 +16,9 @@ from typing import Any
 
 from competitions.demo.catalog import competition_facts, grader_choice
 from competitions.demo.runs import DEFAULT_CREATED_AT
+from grading.engine.medals import read_leaderboard
+from grading.engine.registry import GraderRef
+from grading.engine.report import build_run_group_report, grade_submission, report_filename
 
 
 def pack_paths(*, pack_root: Path, competition_id: str) -> tuple[Path, Path]:
@@ -41,10 +44,6 @@ def write_grading_report(
     ``claims`` maps a run id to report fields to overwrite (for example ``{"score": 0.99}``), so tests
     can build a team report that the server's re-grade contradicts. Returns the report's path.
     """
-    from grading.engine.medals import read_leaderboard
-    from grading.engine.registry import GraderRef
-    from grading.engine.report import build_run_group_report, grade_submission, report_filename
-
     run_group = Path(run_group)
     metadata = json.loads((run_group / "metadata.json").read_text())
     stamp = created_at.replace(tzinfo=None)

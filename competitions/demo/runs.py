@@ -21,6 +21,7 @@ from competitions.demo.agent import Defect, write_submission
 from competitions.demo.answers import Size, generate_answers
 from competitions.demo.catalog import competition_facts, rng_for, split_ids
 from competitions.demo.solutions import STYLES, run_log, solution_code
+from grading.engine.csvio import load_answers
 
 DEFAULT_CREATED_AT = datetime(2026, 11, 30, 10, 0, 0, tzinfo=UTC)
 AnswersSource = Callable[[str], pd.DataFrame]
@@ -102,8 +103,6 @@ def pack_answers(pack_root: Path) -> AnswersSource:
             path = folder / json.loads(manifest.read_text())["answers"]
         else:
             path = folder / "prepared" / "private" / competition_facts(competition_id).answers_file
-        from grading.engine.csvio import load_answers  # the grading core is framework-free
-
         answers = load_answers(path)
         # TF2-QA's .jsonl answers are question records: one row per record, as they were generated
         return answers if isinstance(answers, pd.DataFrame) else pd.DataFrame(answers)

@@ -7,6 +7,7 @@ constraints, and the step that finishes a submission runs once because only one 
 import logging
 import math
 import traceback
+from datetime import datetime
 from pathlib import Path
 
 from django.conf import settings
@@ -135,6 +136,15 @@ def run_give_up(*, run_id: int, reason: str) -> None:
     _run_record(run, invalid_run_report(run, reason))
     scheduling.runs_dispatch()
     submission_maybe_finish(submission_id=run.submission_id)
+
+
+def runs_requeue_lost(*, now: datetime | None = None) -> tuple[int, int]:
+    """Re-queue runs whose worker was lost; one lost MAX_RUN_ATTEMPTS times is given up with a reason.
+    Returns (requeued, given up)."""
+    requeued, hopeless = scheduling.runs_requeue_lost(now=now)
+    for run_id, attempts in hopeless:
+        run_give_up(run_id=run_id, reason=f"its worker was lost {attempts} times while grading it")
+    return requeued, len(hopeless)
 
 
 def _our_file(filename: str) -> str | None:

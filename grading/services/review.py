@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from grading.models import Decision, Flag, ReviewEvent, Submission
 from grading.selectors import is_own_entry
+from grading.services.publication import submission_publish_if_ready
 from grading.services.submissions import submission_transition
 from portal.accounts.models import Membership
 from portal.accounts.selectors import is_maintainer
@@ -160,8 +161,6 @@ def _settle(flags, *, decision: str, reason: str, actor: User) -> None:
 
 
 def _publish_if_ready(submission_id: int) -> None:
-    from grading.services.publication import submission_publish_if_ready
-
     submission_publish_if_ready(submission_id=submission_id)
 
 

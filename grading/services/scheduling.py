@@ -24,6 +24,7 @@ from django.db import connection, transaction
 from django.db.models import Count, Exists, F, Max, OuterRef, Q
 from django.utils import timezone
 
+from grading import queue
 from grading.models import Run, Submission
 from grading.services.submissions import submission_folder
 from grading.services.workers import worker_name, workers_alive
@@ -162,8 +163,6 @@ def _next_runs(submission_id: int, count: int) -> list[int]:
 
 
 def _send(run_ids: list[int]) -> None:
-    from grading import queue
-
     queue.grade_now(run_ids=run_ids)
 
 
@@ -195,28 +194,27 @@ def run_release(*, run_id: int) -> bool:
     )
 
 
-def runs_requeue_lost(*, now: datetime | None = None) -> tuple[int, int]:
-    """Re-queue runs whose worker process stopped beating (or that outlived the hard time limit by a minute);
-    a run lost MAX_RUN_ATTEMPTS times is given up with a reason. Returns (requeued, given up)."""
-    from grading.services.pipeline import run_give_up
-
+def runs_requeue_lost(*, now: datetime | None = None) -> tuple[int, list[tuple[int, int]]]:
+    """Re-queue runs whose worker process stopped beating (or that outlived the hard time limit by a minute).
+    Returns how many were re-queued, and (run id, attempts) of those lost MAX_RUN_ATTEMPTS times, which the
+    pipeline gives up (pipeline.runs_requeue_lost)."""
     now = now or timezone.now()
     silent = now - timedelta(seconds=settings.WORKER_LOST_SECONDS)
     overdue = now - timedelta(seconds=settings.GRADING_HARD_TIME_LIMIT + 60)
     dead_worker = Q(claimed_at__lt=silent) & ~Q(worker="") & ~Q(worker__in=workers_alive(now=now))
     lost = Run.objects.filter(status=R.GRADING).filter(dead_worker | Q(claimed_at__lt=overdue))
-    requeued = given_up = 0
+    requeued = 0
+    hopeless = []
     for run in lost.order_by("pk").only("pk", "attempts", "worker", "claimed_at"):
         if run.attempts >= MAX_RUN_ATTEMPTS:
-            run_give_up(run_id=run.pk, reason=f"its worker was lost {run.attempts} times while grading it")
-            given_up += 1
+            hopeless.append((run.pk, run.attempts))
         elif Run.objects.filter(pk=run.pk, status=R.GRADING, worker=run.worker, claimed_at=run.claimed_at).update(
             status=R.QUEUED, queued_at=timezone.now()
         ):
             logger.warning("run %s: worker %s lost while grading it; queued again", run.pk, run.worker or "?")
             transaction.on_commit(partial(_send, [run.pk]))
             requeued += 1
-    return requeued, given_up
+    return requeued, hopeless
 
 
 def runs_resend_lost(*, now: datetime | None = None) -> tuple[int, int]:

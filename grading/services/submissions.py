@@ -11,8 +11,9 @@ from django.core.files.storage import FileSystemStorage, storages
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from grading.bundles.archive import extract_archive
 from grading.models import Submission
-from grading.signals import entry_changed_send
+from grading.signals import entry_changed_send, submission_status_changed_send
 from portal.accounts.models import Team
 from portal.private_files import private_folder, private_opener
 
@@ -61,6 +62,7 @@ def submission_transition(
     )
     if updated:
         logger.info("submission %s -> %s%s", submission_id, to, f" ({reason})" if reason else "")
+        submission_status_changed_send(submission_id=submission_id, status=to)
         if to == S.PUBLISHED or S.PUBLISHED in sources:  # onto the board, or maybe off it
             entry_changed_send(submission_id=submission_id)
     return bool(updated)
@@ -113,8 +115,6 @@ def submission_bundle_root(submission: Submission) -> Path:
     root = submission_folder(submission) / "bundle"
     if root.is_dir() or not private_storage_is_remote():
         return root
-    from grading.bundles.archive import extract_archive
-
     scratch = submission_folder(submission).with_name(f"{submission.pk}.{uuid.uuid4().hex}")
     private_folder(scratch)
     try:

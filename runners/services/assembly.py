@@ -18,7 +18,7 @@ from typing import Any
 from django.conf import settings
 from django.core.files.storage import storages
 from django.db import transaction
-from django.utils import timezone
+from django.db.models import Q
 
 from grading.bundles.archive import extract_archive
 from grading.bundles.errors import BundleError
@@ -26,8 +26,10 @@ from grading.services.intake import submission_create_hosted
 from grading.services.submissions import SubmissionRefused
 from runners.models import GpuWorker, HostedRun, HostedTask
 from runners.secrets import env_decrypt
+from runners.services.fit import task_cpus, task_memory_gb
 from runners.services.hosted import nothing_collected_reason
-from runners.services.workers import hosted_files_delete, task_cpus, task_memory_gb
+from runners.services.transitions import hosted_run_transition
+from runners.services.workers import hosted_files_delete
 from runners.worker.collect import redact_tree, secret_values
 
 logger = logging.getLogger(__name__)
@@ -156,9 +158,12 @@ def _unpack_collected(*, task: HostedTask, into: Path) -> bool:
 def hosted_run_assemble(*, hosted_run_id: int) -> HostedRun:
     """Build the bundle and hand it to intake. Claimed by a conditional update, so a second delivery of the
     message does nothing; a bundle intake refuses fails the run with intake's reason."""
-    claimed = HostedRun.objects.filter(
-        pk=hosted_run_id, status=HostedRun.Status.COLLECTING, submission__isnull=True
-    ).update(status=HostedRun.Status.GRADING, status_reason="assembling the bundle")
+    claimed = hosted_run_transition(
+        hosted_run_id=hosted_run_id,
+        to=HostedRun.Status.GRADING,
+        reason="assembling the bundle",
+        where=Q(submission__isnull=True),
+    )
     run = HostedRun.objects.select_related("team", "benchmark", "created_by").get(pk=hosted_run_id)
     if not claimed:
         return run
@@ -167,13 +172,20 @@ def hosted_run_assemble(*, hosted_run_id: int) -> HostedRun:
     except Exception as exc:
         # Not the team's doing (storage, a bug): the run ends failed with the reason rather than hang in grading.
         logger.exception("hosted run %s: the assembly failed", run.pk)
-        HostedRun.objects.filter(pk=run.pk, submission__isnull=True).update(
-            status=HostedRun.Status.FAILED,
-            status_reason=f"the portal could not assemble the bundle: {exc}",
-            finished_at=timezone.now(),
-        )
+        _assembly_failed(run, f"the portal could not assemble the bundle: {exc}")
         run.refresh_from_db()
         return run
+
+
+def _assembly_failed(run: HostedRun, reason: str) -> None:
+    """The run the assembly claimed ends failed, unless it became a submission meanwhile."""
+    hosted_run_transition(
+        hosted_run_id=run.pk,
+        to=HostedRun.Status.FAILED,
+        reason=reason,
+        expected=(HostedRun.Status.GRADING,),
+        where=Q(submission__isnull=True),
+    )
 
 
 def _assemble(run: HostedRun) -> HostedRun:
@@ -182,11 +194,7 @@ def _assemble(run: HostedRun) -> HostedRun:
         root = Path(scratch) / "bundle"
         if not _write_bundle(hosted_run=run, tasks=tasks, root=root):
             # Every collected archive was unusable: empty runs are not published as a verified entry.
-            HostedRun.objects.filter(pk=run.pk, submission__isnull=True).update(
-                status=HostedRun.Status.FAILED,
-                status_reason=nothing_collected_reason(run, what="no task left a usable archive of its output"),
-                finished_at=timezone.now(),
-            )
+            _assembly_failed(run, nothing_collected_reason(run, what="no task left a usable archive of its output"))
             run.refresh_from_db()
             return run
         archive = Path(scratch) / "bundle.tar.gz"
@@ -199,11 +207,7 @@ def _assemble(run: HostedRun) -> HostedRun:
                 HostedRun.objects.filter(pk=run.pk).update(submission=submission, status_reason="")
         except (BundleError, SubmissionRefused) as exc:
             message = getattr(exc, "message", str(exc))
-            HostedRun.objects.filter(pk=run.pk).update(
-                status=HostedRun.Status.FAILED,
-                status_reason=f"what the runs left is not a valid bundle: {message}",
-                finished_at=timezone.now(),
-            )
+            _assembly_failed(run, f"what the runs left is not a valid bundle: {message}")
             logger.warning("hosted run %s: bundle refused: %s", run.pk, message)
             run.refresh_from_db()
             return run

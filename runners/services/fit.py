@@ -26,6 +26,17 @@ def registered_workers() -> list[GpuWorker]:
     )
 
 
+def task_cpus(worker: GpuWorker) -> float:
+    """The CPUs one task gets: the board's standard share, or less on a smaller worker."""
+    share = worker.cpus / max(worker.slots, 1) if worker.cpus else settings.HOSTED_CPUS_PER_RUN
+    return float(min(settings.HOSTED_CPUS_PER_RUN, share))
+
+
+def task_memory_gb(worker: GpuWorker) -> float:
+    share = worker.memory_gb / max(worker.slots, 1) if worker.memory_gb else settings.HOSTED_MEMORY_GB_PER_RUN
+    return float(min(settings.HOSTED_MEMORY_GB_PER_RUN, share))
+
+
 def unfit_message(*, gpus: int, workers: list[GpuWorker]) -> str | None:
     """Why a task of `gpus` GPUs cannot run on any registered worker, or None when one can hold it (or when no
     worker registered yet: then nothing is known, and the task waits for one)."""
@@ -87,8 +98,6 @@ class Offer:
 
     def environments(self) -> list[str]:
         """One sentence per kind of worker there is: what a run gets there, as the backends make it."""
-        from runners.services.workers import task_cpus, task_memory_gb
-
         network = (
             "the worker machine's network (this portal allows it: HOSTED_ALLOW_NETWORK)"
             if settings.HOSTED_ALLOW_NETWORK

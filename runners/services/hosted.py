@@ -15,12 +15,14 @@ from competitions.selectors import current_benchmark
 from grading.bundles.errors import BundleError
 from grading.bundles.manifest import SCHEMA, parse_manifest
 from grading.engine.tiers import SPLITS
+from grading.models import Submission
 from grading.services.submissions import quota_frees_at
 from portal.accounts.models import Team
 from runners import envnames, queue
 from runners.models import HostedRun, HostedTask
 from runners.secrets import env_encrypt
 from runners.services.fit import queued_reason, registered_workers, unfit_message
+from runners.services.transitions import hosted_run_transition, hosted_tasks_transition
 
 # Docker's reference grammar, less the registry's host:port: path components of lowercase letters and digits
 # joined by one '.', one or two '_' or any '-'s, separated by single '/'; an optional tag and digest. So no
@@ -210,8 +212,11 @@ def hosted_run_create(*, team: Team, user, request: HostedRunRequest) -> HostedR
 def hosted_task_cancel(*, task: HostedTask) -> bool:
     """Cancel one (competition, seed): a queued task at once, a running one when its worker next beats."""
     if task.status == HostedTask.Status.QUEUED:
-        cancelled = HostedTask.objects.filter(pk=task.pk, status=HostedTask.Status.QUEUED).update(
-            status=HostedTask.Status.CANCELLED, reason="cancelled by the team", finished_at=timezone.now()
+        cancelled = hosted_tasks_transition(
+            tasks=HostedTask.objects.filter(pk=task.pk),
+            to=HostedTask.Status.CANCELLED,
+            expected=(HostedTask.Status.QUEUED,),
+            reason="cancelled by the team",
         )
         if cancelled:
             hosted_run_progress(hosted_run_id=task.hosted_run_id)
@@ -226,15 +231,16 @@ def hosted_run_cancel(*, hosted_run: HostedRun) -> int:
         run = HostedRun.objects.select_for_update().get(pk=hosted_run.pk)
         if run.status in (*HostedRun.FINAL_STATUSES, HostedRun.Status.GRADING, HostedRun.Status.COLLECTING):
             return 0
-        now = timezone.now()
-        queued = HostedTask.objects.filter(hosted_run=run, status=HostedTask.Status.QUEUED).update(
-            status=HostedTask.Status.CANCELLED, reason="the hosted run was cancelled", finished_at=now
+        queued = hosted_tasks_transition(
+            tasks=HostedTask.objects.filter(hosted_run=run),
+            to=HostedTask.Status.CANCELLED,
+            expected=(HostedTask.Status.QUEUED,),
+            reason="the hosted run was cancelled",
         )
         running = HostedTask.objects.filter(hosted_run=run, status=HostedTask.Status.RUNNING).update(
             cancel_requested=True
         )
-        run.status, run.status_reason, run.finished_at = HostedRun.Status.CANCELLED, "cancelled by the team", now
-        run.save(update_fields=["status", "status_reason", "finished_at"])
+        hosted_run_transition(hosted_run_id=run.pk, to=HostedRun.Status.CANCELLED, reason="cancelled by the team")
     return queued + running
 
 
@@ -247,20 +253,22 @@ def hosted_run_progress(*, hosted_run_id: int) -> None:
         if run.status in (*HostedRun.FINAL_STATUSES, HostedRun.Status.GRADING, HostedRun.Status.COLLECTING):
             return
         statuses = list(run.tasks.values_list("status", flat=True))
+        reason = ""
         if all(status in HostedTask.FINAL_STATUSES for status in statuses):
             if all(status == HostedTask.Status.CANCELLED for status in statuses):
-                run.status, run.status_reason = HostedRun.Status.CANCELLED, "every task was cancelled"
-                run.finished_at = timezone.now()
+                to, reason = HostedRun.Status.CANCELLED, "every task was cancelled"
             elif not run.tasks.exclude(archive_path="").exists():
                 # Nothing was collected: a bundle of empty runs would be published as a verified entry.
-                run.status, run.status_reason = HostedRun.Status.FAILED, nothing_collected_reason(run)
-                run.finished_at = timezone.now()
+                to, reason = HostedRun.Status.FAILED, nothing_collected_reason(run)
             else:
-                run.status = HostedRun.Status.COLLECTING
-                queue.assemble_after_commit(hosted_run_id=run.pk)
+                to = HostedRun.Status.COLLECTING
         elif run.tasks.filter(started_at__isnull=False).exists():
-            run.status = HostedRun.Status.RUNNING
-        run.save(update_fields=["status", "status_reason", "finished_at"])
+            to = HostedRun.Status.RUNNING
+        else:
+            return
+        if to != run.status and hosted_run_transition(hosted_run_id=run.pk, to=to, reason=reason):
+            if to == HostedRun.Status.COLLECTING:
+                queue.assemble_after_commit(hosted_run_id=run.pk)
 
 
 def nothing_collected_reason(run: HostedRun, *, what: str = "no task left any output") -> str:
@@ -278,8 +286,19 @@ def nothing_collected_reason(run: HostedRun, *, what: str = "no task left any ou
     )[:2000]
 
 
-def hosted_run_graded(*, hosted_run_id: int) -> None:
+def hosted_run_graded(*, hosted_run_id: int) -> bool:
     """Its submission reached a final status: the hosted run is done (the submission says how it went)."""
-    HostedRun.objects.filter(pk=hosted_run_id, status=HostedRun.Status.GRADING).update(
-        status=HostedRun.Status.DONE, finished_at=timezone.now()
+    return hosted_run_transition(
+        hosted_run_id=hosted_run_id, to=HostedRun.Status.DONE, expected=(HostedRun.Status.GRADING,)
     )
+
+
+def submission_status_changed_receiver(*, submission_id: int, status: str, **_: Any) -> None:
+    """Grading says a submission moved (grading.signals): the hosted run it came from is done once it is final.
+    In the transaction of the move, so the two commit together; the watchdog's pass is only a safety net."""
+    if status not in Submission.FINAL_STATUSES:
+        return
+    for hosted_run_id in HostedRun.objects.filter(
+        submission_id=submission_id, status=HostedRun.Status.GRADING
+    ).values_list("pk", flat=True):
+        hosted_run_graded(hosted_run_id=hosted_run_id)

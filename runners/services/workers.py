@@ -32,8 +32,9 @@ from runners import queue
 from runners.capability import capability_matches
 from runners.models import FormatCheck, GpuWorker, HostedRun, HostedTask
 from runners.secrets import env_decrypt
-from runners.services.fit import WAITING, queued_reasons_refresh
+from runners.services.fit import WAITING, queued_reasons_refresh, task_cpus, task_memory_gb
 from runners.services.hosted import hosted_run_graded, hosted_run_progress
+from runners.services.transitions import hosted_tasks_transition
 from runners.worker.collect import redact, secret_values
 
 logger = logging.getLogger(__name__)
@@ -222,8 +223,14 @@ def task_claim(
                 f"{worker.slots - busy.count()} of {worker.slots} slots free; the task needs {run.gpus_per_run} GPUs",
             )
         now = timezone.now()
-        taken = HostedTask.objects.filter(pk=task.pk, status=T.QUEUED, attempt=attempt).update(
-            status=T.RUNNING, worker=worker, started_at=now, seen_at=now, cancel_requested=False, output_tail=""
+        taken = hosted_tasks_transition(
+            tasks=HostedTask.objects.filter(pk=task.pk, attempt=attempt),
+            to=T.RUNNING,
+            worker=worker,
+            started_at=now,
+            seen_at=now,
+            cancel_requested=False,
+            output_tail="",
         )
         if not taken:  # another worker's claim (or a cancel) got there between the read and this update
             raise WorkerRefused(
@@ -258,17 +265,6 @@ def task_claim(
             "bytes": pack.public_bytes,
         },
     }
-
-
-def task_cpus(worker: GpuWorker) -> float:
-    """The CPUs one task gets: the board's standard share, or less on a smaller worker."""
-    share = worker.cpus / max(worker.slots, 1) if worker.cpus else settings.HOSTED_CPUS_PER_RUN
-    return float(min(settings.HOSTED_CPUS_PER_RUN, share))
-
-
-def task_memory_gb(worker: GpuWorker) -> float:
-    share = worker.memory_gb / max(worker.slots, 1) if worker.memory_gb else settings.HOSTED_MEMORY_GB_PER_RUN
-    return float(min(settings.HOSTED_MEMORY_GB_PER_RUN, share))
 
 
 def _format_check_allowed(task: HostedTask, attempt: int, size: int) -> FormatCheck:
@@ -384,8 +380,13 @@ def task_finish(
         else:
             archive_path = storages["private"].save(f"hosted/{task.hosted_run_id}/{task.pk}-{attempt}.tar.gz", archive)
             archive_bytes = archive.size or 0
-    updated = HostedTask.objects.filter(pk=task.pk, attempt=attempt, worker=worker, status=T.RUNNING).update(
-        status=status, finished_at=timezone.now(), archive_path=archive_path, archive_bytes=archive_bytes, **fields
+    updated = hosted_tasks_transition(
+        tasks=HostedTask.objects.filter(pk=task.pk, attempt=attempt, worker=worker),
+        to=status,
+        expected=(T.RUNNING,),
+        archive_path=archive_path,
+        archive_bytes=archive_bytes,
+        **fields,
     )
     if not updated and archive_path:
         storages["private"].delete(archive_path)
@@ -406,13 +407,19 @@ def public_data_open(*, slug: str) -> tuple[File, str, int]:
 def _lost(task: HostedTask, *, now, why: str) -> int:
     """A running task its worker lost: queued again as a new attempt (with a fresh capability), or failed
     after HOSTED_MAX_ATTEMPTS. 1 when this call changed it."""
+    this_attempt = HostedTask.objects.filter(pk=task.pk, attempt=task.attempt)
     if task.attempt >= settings.HOSTED_MAX_ATTEMPTS:
-        return HostedTask.objects.filter(pk=task.pk, attempt=task.attempt, status=T.RUNNING).update(
-            status=T.FAILED, finished_at=now, reason=f"{why}; given up after {task.attempt} attempts"
+        return hosted_tasks_transition(
+            tasks=this_attempt,
+            to=T.FAILED,
+            expected=(T.RUNNING,),
+            finished_at=now,
+            reason=f"{why}; given up after {task.attempt} attempts",
         )
     with transaction.atomic():
-        changed = HostedTask.objects.filter(pk=task.pk, attempt=task.attempt, status=T.RUNNING).update(
-            status=T.QUEUED,
+        changed = hosted_tasks_transition(
+            tasks=this_attempt,
+            to=T.QUEUED,
             attempt=task.attempt + 1,
             worker=None,
             queued_at=now,
@@ -431,7 +438,9 @@ def hosted_watchdog(*, now=None) -> dict[str, int]:
     for HOSTED_WORKER_LOST_SECONDS goes back to the queue (a new attempt) or fails after HOSTED_MAX_ATTEMPTS;
     tasks no worker took within HOSTED_QUEUE_TIMEOUT_SECONDS fail; each with its reason. Queued tasks marked
     resend (queued before claims carried a capability) get a fresh message. Runs whose
-    submission reached a final status are done. Safe to run anywhere, any number of times."""
+    submission reached a final status are done: grading's signal does it at once (runners/apps.py), this pass
+    is the safety net (runs whose submission ended before the receiver was connected, a receiver that failed).
+    Safe to run anywhere, any number of times."""
     now = now or timezone.now()
     lost_before = now - timedelta(seconds=settings.HOSTED_WORKER_LOST_SECONDS)
     counts = {"requeued": 0, "failed": 0, "expired": 0, "overtime": 0, "resent": 0, "done": 0, "reasons": 0}
@@ -441,8 +450,10 @@ def hosted_watchdog(*, now=None) -> dict[str, int]:
         started = task.started_at or now
         overdue = (now - started).total_seconds() - task.hosted_run.time_limit_hours * 3600
         if overdue > settings.HOSTED_OVERTIME_GRACE_SECONDS:
-            counts["overtime"] += HostedTask.objects.filter(pk=task.pk, attempt=task.attempt, status=T.RUNNING).update(
-                status=T.FAILED,
+            counts["overtime"] += hosted_tasks_transition(
+                tasks=HostedTask.objects.filter(pk=task.pk, attempt=task.attempt),
+                to=T.FAILED,
+                expected=(T.RUNNING,),
                 finished_at=now,
                 reason=f"timed out: still running {overdue / 60:.0f} min after its time limit of "
                 f"{task.hosted_run.time_limit_hours:g} h, and its worker reported no end; ended by the portal",
@@ -472,8 +483,10 @@ def hosted_watchdog(*, now=None) -> dict[str, int]:
                 counts["resent"] += 1
     expired_before = now - timedelta(seconds=settings.HOSTED_QUEUE_TIMEOUT_SECONDS)
     for task in HostedTask.objects.filter(status=T.QUEUED, queued_at__lt=expired_before).select_related("hosted_run"):
-        counts["expired"] += HostedTask.objects.filter(pk=task.pk, status=T.QUEUED).update(
-            status=T.FAILED,
+        counts["expired"] += hosted_tasks_transition(
+            tasks=HostedTask.objects.filter(pk=task.pk),
+            to=T.FAILED,
+            expected=(T.QUEUED,),
             finished_at=now,
             reason=f"no worker with {task.hosted_run.gpus_per_run} free GPUs took it within "
             f"{settings.HOSTED_QUEUE_TIMEOUT_SECONDS // 3600 or 1} h",

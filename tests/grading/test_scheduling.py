@@ -15,6 +15,7 @@ from django.db import connection
 from django.utils import timezone
 
 from competitions.selectors import NotGradable
+from grading import queue
 from grading.models import Run, Submission
 from grading.services import pipeline, scheduling
 from grading.services.submissions import submission_folder
@@ -36,17 +37,16 @@ class Broker:
     """What the scheduler sends, in order, and a worker that takes it first in, first out."""
 
     def __init__(self, monkeypatch, capture):
-        from grading import tasks
-
         self.sent: list[int] = []
         self.waiting: deque[int] = deque()
         self.claimed: list[int] = []
         self.capture = capture
-        monkeypatch.setattr(tasks.grade_run, "delay", self._send)
-        monkeypatch.setattr(tasks.finish_submission, "delay", lambda pk: None)
+        monkeypatch.setattr(queue, "send", self._send)
         monkeypatch.setattr(pipeline, "grade_run_file", self._grade_at_once)
 
-    def _send(self, pk: int) -> None:
+    def _send(self, task: str, pk: int) -> None:
+        if task != queue.GRADE_RUN:
+            return
         self.sent.append(pk)
         self.waiting.append(pk)
 
@@ -186,14 +186,13 @@ def test_a_run_is_claimed_once_and_a_second_message_changes_nothing(registry, al
 @pytest.mark.django_db(transaction=True)
 def test_dispatchers_running_at_once_send_each_run_once_and_never_overfill_the_queue(monkeypatch, settings):
     from competitions.services import competitions_load
-    from grading import tasks
 
     competitions_load()
     settings.GRADING_MAX_QUEUED = 7
     grading_submission(team_of(persona("alice", team="Alice Lab")), runs=40)
     grading_submission(team_of(persona("bob", team="Bob Works")), runs=40)
     sent: list[int] = []
-    monkeypatch.setattr(tasks.grade_run, "delay", sent.append)
+    monkeypatch.setattr(queue, "send", lambda task, pk: sent.append(pk) if task == queue.GRADE_RUN else None)
     start = threading.Barrier(8)
 
     def dispatcher() -> None:

@@ -7,10 +7,14 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+from competitions.models import CompetitionPack
 from portal.accounts import services
 from portal.accounts.models import Membership, Team
+from portal.demo_entries import DemoEntriesUnavailable, demo_entries_seed
 from portal.env import env_bool, env_str
 from portal.private_files import private_folder
+from runners.models import GpuWorker
+from runners.services.workers import worker_token_issue
 
 logger = logging.getLogger(__name__)
 
@@ -50,8 +54,6 @@ class Command(BaseCommand):
 
     def _demo_entries(self) -> None:
         """Labelled demo entries through the real upload path, once (PORTAL_DEMO_ENTRIES=0: none)."""
-        from portal.demo_entries import DemoEntriesUnavailable, demo_entries_seed
-
         if not env_bool("PORTAL_DEMO_ENTRIES", True):
             return
         try:
@@ -71,8 +73,6 @@ class Command(BaseCommand):
 
     def _load_competitions(self) -> None:
         """The registry on every start (a no-op when unchanged); synthetic Lite packs on the first one."""
-        from competitions.models import CompetitionPack
-
         call_command("load_competitions")
         out = settings.DATA_DIR / "demo-packs"
         if CompetitionPack.objects.exists():
@@ -89,9 +89,6 @@ class Command(BaseCommand):
     def _local_worker_token(self) -> None:
         """A token for the GPU worker scripts/run starts beside the web server (the process backend), kept in
         PORTAL_DATA_DIR/worker-token, readable by this user only."""
-        from runners.models import GpuWorker
-        from runners.services.workers import worker_token_issue
-
         token_file = settings.DATA_DIR / "worker-token"
         if token_file.exists() and GpuWorker.objects.filter(name=LOCAL_WORKER).exists():
             return
