@@ -24,6 +24,8 @@ import numpy as np
 _BATCH = 4096  # pairs per bit-parallel pass: large enough to amortise NumPy calls, small enough for cache
 _SCAN_ROWS = 1 << 15  # pairs per block when comparing prefixes and suffixes
 _DECODE_ROWS = 1 << 16  # rows of non-ASCII text decoded at a time
+_WIDEST_WORDS = 8  # 8-byte words compared per pair and pass, at most, when skipping common prefixes
+_PAD = 8 * _WIDEST_WORDS  # zero bytes around byte strings, for words read past either end
 _ONE = np.uint64(1)
 _TOP = np.uint64(63)
 _ALL = np.uint64((1 << 64) - 1)
@@ -139,6 +141,8 @@ def distances(
     sb, lb = (b.starts, b.lens) if b_rows is None else (b.starts[b_rows], b.lens[b_rows])
     if len(sa) != len(sb):
         raise ValueError("distances needs as many pairs on both sides")
+    if a.codes.dtype == np.uint8 and b.codes.dtype == np.uint8:
+        return _byte_distances(a.codes, sa, la, b.codes, sb, lb)
     codes_a, codes_b = a.codes, b.codes
     shortest = np.minimum(la, lb)
     prefix = _common_run(codes_a, sa, codes_b, sb, shortest, from_end=False, lens=(la, lb))
@@ -150,18 +154,91 @@ def distances(
         # Both sides in one array (b's items after a's, then padding for reads past the last item), with
         # the shorter item of each pair as the bit pattern.
         codes, alphabet = _dense_symbols([codes_a, codes_b], int(max(ma[hard].max(), mb[hard].max())))
-        sa, sb = sa[hard] + prefix[hard], sb[hard] + prefix[hard] + len(codes_a)
-        ma, mb = ma[hard], mb[hard]
-        a_is_pattern = ma <= mb
-        out[hard] = _bit_parallel(
-            codes,
-            np.where(a_is_pattern, sa, sb),
-            np.where(a_is_pattern, ma, mb),
-            np.where(a_is_pattern, sb, sa),
-            np.where(a_is_pattern, mb, ma),
-            alphabet,
+        out[hard] = _middles(
+            codes, sa[hard] + prefix[hard], ma[hard], sb[hard] + prefix[hard] + len(codes_a), mb[hard], alphabet
         )
     return out
+
+
+def _byte_distances(codes_a, sa, la, codes_b, sb, lb) -> np.ndarray:
+    """:func:`distances` of byte strings (ASCII text). Both sides go end to end into one array, with ``_PAD``
+    zero bytes before and ``_PAD`` plus the longest item after, made once: common prefixes and suffixes are
+    compared 8 bytes at a time through unaligned uint64 words over it, and the bit-parallel pass reads its
+    bytes as they are (each batch renumbers the few symbols it sees), instead of renumbering whole columns."""
+    longest = int(max(la.max(initial=0), lb.max(initial=0)))
+    codes = np.zeros(_PAD + len(codes_a) + len(codes_b) + _PAD + longest, dtype=np.uint8)
+    codes[_PAD : _PAD + len(codes_a)] = codes_a
+    codes[_PAD + len(codes_a) : _PAD + len(codes_a) + len(codes_b)] = codes_b
+    sa, sb = sa + _PAD, sb + _PAD + len(codes_a)
+    words = np.ndarray(shape=(len(codes) - 7,), dtype="<u8", buffer=codes, strides=(1,))
+    shortest = np.minimum(la, lb)
+    prefix = _common_run_words(words, sa, sb, shortest, from_end=False)
+    suffix = _common_run_words(words, sa + la - 8, sb + lb - 8, shortest - prefix, from_end=True)
+    ma, mb = la - prefix - suffix, lb - prefix - suffix
+    out = np.maximum(ma, mb)  # right when one side is empty
+    hard = np.flatnonzero((ma > 0) & (mb > 0))
+    if len(hard):
+        out[hard] = _middles(codes, sa[hard] + prefix[hard], ma[hard], sb[hard] + prefix[hard], mb[hard], 256)
+    return out
+
+
+def _middles(codes, sa, ma, sb, mb, alphabet: int) -> np.ndarray:
+    """Distances of the differing middles, with the shorter item of each pair as the bit pattern."""
+    a_is_pattern = ma <= mb
+    return _bit_parallel(
+        codes,
+        np.where(a_is_pattern, sa, sb),
+        np.where(a_is_pattern, ma, mb),
+        np.where(a_is_pattern, sb, sa),
+        np.where(a_is_pattern, mb, ma),
+        alphabet,
+    )
+
+
+def _common_run_words(words: np.ndarray, at_a, at_b, limit, *, from_end: bool) -> np.ndarray:
+    """Length of the common prefix (or, with ``from_end``, suffix) of each pair of byte strings, at most
+    ``limit``. ``words[i]`` holds bytes i..i+7 (little-endian); a prefix is read from the words at ``at_*``
+    on, a suffix from the words at ``at_*`` (the one that ends with the item's last byte) back."""
+    run = np.zeros(len(at_a), dtype=np.int64)
+    for first in range(0, len(at_a), _SCAN_ROWS):  # in blocks, to keep the index matrices small
+        rows = slice(first, first + _SCAN_ROWS)
+        run[rows] = _common_run_words_block(words, at_a[rows], at_b[rows], limit[rows], from_end)
+    return run
+
+
+def _common_run_words_block(words, at_a, at_b, limit, from_end: bool) -> np.ndarray:
+    run = np.zeros(len(at_a), dtype=np.int64)
+    active = np.flatnonzero(limit > 0)
+    done, width = 0, 2
+    while len(active):
+        steps = done + 8 * np.arange(width)
+        offsets = -steps if from_end else steps
+        differ = words[at_a[active, None] + offsets] ^ words[at_b[active, None] + offsets]
+        same = differ == 0
+        whole = same.all(axis=1)
+        first = np.argmin(same, axis=1)
+        first_differ = differ[np.arange(len(active)), first]
+        equal_bytes = _leading_zero_bytes(first_differ) if from_end else _trailing_zero_bytes(first_differ)
+        run[active] += np.where(whole, 8 * width, 8 * first + equal_bytes)
+        done += 8 * width
+        active = active[whole & (done < limit[active])]
+        width = min(width * 2, _WIDEST_WORDS)
+    np.minimum(run, limit, out=run)
+    return run
+
+
+def _trailing_zero_bytes(words: np.ndarray) -> np.ndarray:
+    """Whole zero bytes below the lowest set bit (little-endian: equal bytes before the first that differs)."""
+    lowest = words & (~words + _ONE)
+    return np.bitwise_count(lowest - _ONE).astype(np.int64) // 8
+
+
+def _leading_zero_bytes(words: np.ndarray) -> np.ndarray:
+    """Whole zero bytes above the highest set bit (equal bytes after the last that differs)."""
+    smeared = words.copy()
+    for shift in (1, 2, 4, 8, 16, 32):
+        smeared |= smeared >> np.uint64(shift)
+    return (64 - np.bitwise_count(smeared).astype(np.int64)) // 8
 
 
 def _common_run(codes_a, sa, codes_b, sb, limit, *, from_end: bool, lens) -> np.ndarray:
@@ -224,7 +301,7 @@ def _batch_distances(codes, sp, lp, st, lt, alphabet: int) -> np.ndarray:
     # Symbols as (position, pair) matrices; cells past an item's end are padding or the next item.
     p_symbols = codes[sp[None, :] + np.arange(longest)[:, None]]
     t_symbols = codes[st[None, :] + np.arange(steps)[:, None]]
-    if alphabet > 256:  # renumber this batch's symbols densely so the match table stays small
+    if alphabet >= 256:  # renumber this batch's symbols densely so the match table stays small
         present = np.zeros(alphabet, dtype=bool)
         present[p_symbols] = True
         present[t_symbols] = True
