@@ -21,7 +21,6 @@ from runners import selectors
 from runners.auth import IsWorker, WorkerTokenAuthentication
 from runners.models import GpuWorker, HostedRun
 from runners.services.hosted import (
-    HostedRunRefused,
     HostedRunRequest,
     hosted_run_cancel,
     hosted_run_create,
@@ -29,7 +28,6 @@ from runners.services.hosted import (
 )
 from runners.services.workers import (
     Capacity,
-    WorkerRefused,
     public_data_open,
     task_claim,
     task_finish,
@@ -111,12 +109,6 @@ def _team_for(request: Request, named: str | None) -> Team:
     return teams[0]
 
 
-def _refused(exc: HostedRunRefused) -> ApiError:
-    return ApiError(
-        status_code=exc.status, code=exc.code, message=exc.message, details={"field": exc.field} if exc.field else {}
-    )
-
-
 class HostedRunListCreateApi(APIView):
     permission_classes = [IsAuthenticated]
 
@@ -131,16 +123,13 @@ class HostedRunListCreateApi(APIView):
         body.is_valid(raise_exception=True)
         data = dict(body.validated_data)
         team = _team_for(request, data.pop("team", None))
-        try:
-            run = hosted_run_create(
-                team=team,
-                user=request.user,
-                request=HostedRunRequest(
-                    **{**data, "competitions": tuple(data["competitions"]), "llms": tuple(data["llms"])}
-                ),
-            )
-        except HostedRunRefused as exc:
-            raise _refused(exc) from None
+        run = hosted_run_create(
+            team=team,
+            user=request.user,
+            request=HostedRunRequest(
+                **{**data, "competitions": tuple(data["competitions"]), "llms": tuple(data["llms"])}
+            ),
+        )
         run = selectors.hosted_run_get(user=request.user, hosted_run_id=run.pk)
         return Response(HostedRunSerializer(run, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
 
@@ -209,16 +198,6 @@ class _WorkerApi(APIView):
     authentication_classes = [WorkerTokenAuthentication]
     permission_classes = [IsWorker]
     throttle_classes: list = []  # a worker's calls are bounded by its tasks; a team's budget is not its concern
-
-    def handle_exception(self, exc):
-        if isinstance(exc, WorkerRefused):
-            exc = ApiError(
-                status_code=exc.status,
-                code=exc.code,
-                message=exc.message,
-                details={"field": exc.field} if exc.field else {},
-            )
-        return super().handle_exception(exc)
 
 
 class CapacitySerializer(serializers.Serializer):

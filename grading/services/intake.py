@@ -147,7 +147,7 @@ def _replaced(*, team: Team, replaces_id: int | None) -> Submission | None:
 def submission_create(*, team: Team, user, upload: UploadedFile, replaces_id: int | None = None) -> Submission:
     """Check quota, extract and validate the bundle, then record the submission and queue its pipeline.
 
-    A refused bundle raises BundleError or SubmissionRefused and leaves nothing: no row, no file.
+    A refused bundle raises SubmissionRefused and leaves nothing: no row, no file.
     `replaces_id` names the team's submission in changes_requested that this upload replaces.
     """
     replaces = _replaced(team=team, replaces_id=replaces_id)
@@ -202,14 +202,17 @@ def _intake(
     try:
         keep(archive)
         submission_limits = _submission_limits(benchmark)
-        bundle = read_bundle(
-            archive=archive,
-            target=staging / "bundle",
-            known_competition_ids=competitions.keys(),
-            limits=_limits(submission_limits),
-        )
-        _check_submission_sizes(bundle, submission_limits)
-        _check_run_count(bundle, competitions)
+        try:
+            bundle = read_bundle(
+                archive=archive,
+                target=staging / "bundle",
+                known_competition_ids=competitions.keys(),
+                limits=_limits(submission_limits),
+            )
+            _check_submission_sizes(bundle, submission_limits)
+            _check_run_count(bundle, competitions)
+        except BundleError as exc:
+            raise SubmissionRefused(status=400, code=exc.code, message=exc.message, details=exc.details) from exc
 
         with transaction.atomic():
             # Checked again under the team's and the user's row locks (in that order, always): two uploads at

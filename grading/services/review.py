@@ -25,6 +25,7 @@ from grading.services.publication import submission_publish_if_ready
 from grading.services.submissions import submission_transition
 from portal.accounts.models import Membership
 from portal.accounts.selectors import is_maintainer
+from portal.refusals import Refused
 
 logger = logging.getLogger(__name__)
 S = Submission.Status
@@ -40,12 +41,8 @@ DECISION_WORDS: dict[str, str] = {
 }
 
 
-class ReviewRefused(Exception):
-    """A decision or answer that cannot be made: status is the HTTP status to answer, code and message the why."""
-
-    def __init__(self, *, status: int, code: str, message: str):
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
+class ReviewRefused(Refused):
+    """A decision or answer that cannot be made."""
 
 
 def _check_decision(*, decision: str, reason: str, actor: User) -> str:

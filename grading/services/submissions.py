@@ -16,6 +16,7 @@ from grading.models import Submission
 from grading.signals import entry_changed_send, submission_status_changed_send
 from portal.accounts.models import Team
 from portal.private_files import private_folder, private_opener
+from portal.refusals import Refused
 
 logger = logging.getLogger(__name__)
 S = Submission.Status
@@ -38,12 +39,8 @@ class IllegalTransition(Exception):
     pass
 
 
-class SubmissionRefused(Exception):
-    """Refused at intake: status is the HTTP status to answer, code and message go to the client."""
-
-    def __init__(self, *, status: int, code: str, message: str, details: dict | None = None):
-        super().__init__(message)
-        self.status, self.code, self.message, self.details = status, code, message, details or {}
+class SubmissionRefused(Refused):
+    """Refused at intake: a bundle that is not valid, over quota or too large."""
 
 
 def submission_transition(

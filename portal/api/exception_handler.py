@@ -6,7 +6,10 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions
-from rest_framework.views import exception_handler
+from rest_framework.response import Response
+from rest_framework.views import exception_handler, set_rollback
+
+from portal.refusals import Refused
 
 
 def error_body(code: str, message: str, details: dict | list | None = None) -> dict:
@@ -24,6 +27,9 @@ def _first_message(detail) -> str:
 
 
 def api_exception_handler(exc, context):
+    if isinstance(exc, Refused):
+        set_rollback()
+        return Response(error_body(exc.code, exc.message, exc.details), status=exc.status)
     if isinstance(exc, DjangoValidationError):
         details = exc.message_dict if hasattr(exc, "error_dict") else {"messages": exc.messages}
         exc = exceptions.ValidationError(detail=details)
@@ -55,14 +61,11 @@ def api_exception_handler(exc, context):
     return response
 
 
-class ApiError(exceptions.APIException):
-    """An error raised by our own API code with an explicit code and status."""
+class ApiError(Refused):
+    """A refusal raised by an API view itself (a services' refusal is a Refused of its own)."""
 
-    def __init__(self, *, status_code: int, code: str, message: str, details: dict | None = None):
-        self.status_code = status_code
-        self.error_code = code
-        super().__init__(detail=message, code=code)
-        self.details = details or {}
+    def __init__(self, *, status_code: int, code: str, message: str, details: dict | None = None) -> None:
+        super().__init__(status=status_code, code=code, message=message, details=details)
 
 
 def json_error_response(status_code: int, code: str, message: str) -> JsonResponse:

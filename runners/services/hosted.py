@@ -18,6 +18,7 @@ from grading.engine.tiers import SPLITS
 from grading.models import Submission
 from grading.services.submissions import quota_frees_at
 from portal.accounts.models import Team
+from portal.refusals import Refused
 from runners import envnames, queue
 from runners.models import HostedRun, HostedTask
 from runners.secrets import env_encrypt
@@ -37,12 +38,11 @@ MAX_ENV_VALUE = 8192
 MAX_SEEDS = 10
 
 
-class HostedRunRefused(Exception):
-    """A request that cannot be run: status is the HTTP status, field the offending input."""
+class HostedRunRefused(Refused):
+    """A request that cannot be run; by default a 400 for an invalid field."""
 
-    def __init__(self, *, status: int = 400, code: str = "invalid", message: str, field: str = ""):
-        super().__init__(message)
-        self.status, self.code, self.message, self.field = status, code, message, field
+    def __init__(self, *, status: int = 400, code: str = "invalid", message: str, field: str = "") -> None:
+        super().__init__(status=status, code=code, message=message, field=field)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -28,6 +28,7 @@ from competitions.models import CompetitionPack
 from grading.models import Submission
 from grading.services.grade_file import FormatCheckFailed, format_check_isolated
 from portal.accounts.keys import hash_key, new_key
+from portal.refusals import Refused
 from runners import queue
 from runners.capability import capability_matches
 from runners.models import FormatCheck, GpuWorker, HostedRun, HostedTask
@@ -50,12 +51,8 @@ OUTPUT_TAIL_CHARS = 8000
 OUTPUT_TAIL_LIMIT = 65536  # the most a worker may send (as in a heartbeat); OUTPUT_TAIL_CHARS of it are kept
 
 
-class WorkerRefused(Exception):
-    """A worker's call that cannot be honoured; status and code go to the worker (409: skip this task)."""
-
-    def __init__(self, *, status: int, code: str, message: str, field: str = ""):
-        super().__init__(message)
-        self.status, self.code, self.message, self.field = status, code, message, field
+class WorkerRefused(Refused):
+    """A worker's call that cannot be honoured (409: skip this task)."""
 
 
 def _invalid(field: str, message: str) -> WorkerRefused:
