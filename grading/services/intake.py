@@ -32,11 +32,11 @@ from grading.services.submissions import (
     archive_name,
     private_storage_is_remote,
     quota_counted,
-    quota_frees_at,
     submission_folder,
 )
 from portal.accounts.models import Team
 from portal.private_files import private_opener
+from portal.quotas import daily_quota_full
 
 # Packs imported before the honest bound was recorded fall back to this many times their answers file.
 LEGACY_ANSWERS_FACTOR = 2
@@ -258,35 +258,30 @@ def _intake(
 
 def _check_quota(team: Team, user) -> None:
     """The team's daily quota, and the user's across all their teams (three teams do not make three quotas)."""
-    limits = [("team", quota_counted(team=team), settings.SUBMISSION_DAILY_QUOTA)]
-    if getattr(user, "pk", None) is not None:
-        per_user = settings.SUBMISSION_DAILY_QUOTA_PER_USER
-        per_user = settings.SUBMISSION_DAILY_QUOTA if per_user is None else per_user
-        limits.append(("user", quota_counted(user_id=user.pk), per_user))
-    for limit, counted, quota in limits:
-        times = list(counted.values_list("created_at", flat=True))
-        if len(times) < quota:
-            continue
-        frees_at = quota_frees_at(times, quota=quota)
-        who = (
-            f"{team.name} made {len(times)} uploads"
-            if limit == "team"
-            else f"You ({user.username}) made {len(times)} uploads, across all your teams,"
-        )
-        setting = "SUBMISSION_DAILY_QUOTA" if limit == "team" else "SUBMISSION_DAILY_QUOTA_PER_USER"
-        when = f"the next one fits at {frees_at:%Y-%m-%d %H:%M:%S} UTC" if frees_at else "uploads are closed"
-        raise SubmissionRefused(
-            status=429,
-            code="quota_exceeded",
-            message=f"{who} in the last 24 hours; the limit is {quota} per {limit} ({setting}): {when}. "
-            "Rejected and failed submissions do not count.",
-            details={
-                "limit": limit,
-                "used": len(times),
-                "quota": quota,
-                "frees_at": frees_at.isoformat() if frees_at else None,
-            },
-        )
+    full = daily_quota_full(
+        setting="SUBMISSION_DAILY_QUOTA",
+        team_rows=quota_counted(team=team),
+        user_rows=quota_counted(user_id=user.pk) if getattr(user, "pk", None) is not None else None,
+    )
+    if full is None:
+        return
+    who = (
+        f"{team.name} made {full.used} uploads"
+        if full.limit == "team"
+        else f"You ({user.username}) made {full.used} uploads, across all your teams,"
+    )
+    raise SubmissionRefused(
+        status=429,
+        code="quota_exceeded",
+        message=f"{who} in the last 24 hours; the limit is {full.quota} per {full.limit} ({full.setting}): "
+        f"{full.when(closed='uploads are closed')}. Rejected and failed submissions do not count.",
+        details={
+            "limit": full.limit,
+            "used": full.used,
+            "quota": full.quota,
+            "frees_at": full.frees_at.isoformat() if full.frees_at else None,
+        },
+    )
 
 
 def _keep_upload(upload: UploadedFile, target: Path) -> None:

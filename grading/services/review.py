@@ -13,9 +13,7 @@ is a new event: a maintainer may change their mind.
 
 import logging
 
-from django.conf import settings
 from django.contrib.auth.models import User
-from django.core.mail import send_mail
 from django.db import transaction
 from django.utils import timezone
 
@@ -25,6 +23,7 @@ from grading.services.publication import submission_publish_if_ready
 from grading.services.submissions import submission_transition
 from portal.accounts.models import Membership
 from portal.accounts.selectors import is_maintainer
+from portal.accounts.services import team_mail
 from portal.refusals import Refused
 
 logger = logging.getLogger(__name__)
@@ -259,9 +258,6 @@ def review_notify(
     """Email the team a maintainer's decision (console backend by default): what was decided on which flag
     (or on the whole entry, and how many flags that settled), the reason, and which flags are still open."""
     submission = Submission.objects.select_related("team").get(pk=submission_id)
-    recipients = list(submission.team.members.exclude(email="").values_list("email", flat=True))
-    if not recipients:
-        return
     flag = Flag.objects.get(pk=flag_id) if flag_id else None
     summary = decision_summary(submission=submission, decision=decision, flag=flag, settled=settled)
     what = _flag_words(flag) + " of submission" if flag else "the whole of submission"
@@ -282,9 +278,4 @@ def review_notify(
             f"(the Submit page, or the field replaces={submission.pk} of POST /api/v1/submissions/)."
         )
     lines.append(f"You can answer on the submission's page, /submissions/{submission.pk}/.")
-    send_mail(
-        subject=summary,
-        message="\n".join(lines),
-        from_email=settings.DEFAULT_FROM_EMAIL,
-        recipient_list=recipients,
-    )
+    team_mail(team=submission.team, subject=summary, lines=lines)

@@ -3,7 +3,6 @@
 import logging
 import shutil
 import uuid
-from datetime import datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -16,6 +15,7 @@ from grading.models import Submission
 from grading.signals import entry_changed_send, submission_status_changed_send
 from portal.accounts.models import Team
 from portal.private_files import private_folder, private_opener
+from portal.quotas import QUOTA_WINDOW
 from portal.refusals import Refused
 
 logger = logging.getLogger(__name__)
@@ -65,9 +65,6 @@ def submission_transition(
     return bool(updated)
 
 
-QUOTA_WINDOW = timedelta(days=1)
-
-
 def quota_counted(*, team: Team | None = None, user_id: int | None = None) -> QuerySet[Submission]:
     """The uploads of the last 24 hours that count against a daily quota: the team's, or the user's in any of
     their teams. Rejected and failed ones do not count, nor what a hosted run or an import brought in."""
@@ -83,14 +80,6 @@ def quota_counted(*, team: Team | None = None, user_id: int | None = None) -> Qu
 
 def quota_used(*, team: Team) -> int:
     return quota_counted(team=team).count()
-
-
-def quota_frees_at(times: list[datetime], *, quota: int) -> datetime | None:
-    """When one more fits under `quota`, given the times of the (at least `quota`) counted now; None for a
-    quota of 0. Sooner when one of them is rejected or fails."""
-    if quota <= 0:
-        return None
-    return sorted(times)[len(times) - quota] + QUOTA_WINDOW
 
 
 def submission_folder(submission: Submission) -> Path:

@@ -2,7 +2,6 @@
 
 import re
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -16,8 +15,8 @@ from grading.bundles.errors import BundleError
 from grading.bundles.manifest import SCHEMA, parse_manifest
 from grading.engine.tiers import SPLITS
 from grading.models import Submission
-from grading.services.submissions import quota_frees_at
 from portal.accounts.models import Team
+from portal.quotas import QUOTA_WINDOW, daily_quota_full
 from portal.refusals import Refused
 from runners import envnames, queue
 from runners.models import HostedRun, HostedTask
@@ -134,29 +133,26 @@ def _competitions(request: HostedRunRequest, benchmark) -> list[Competition]:
 def _check_quota(team: Team, user) -> None:
     """The team's daily quota, and the user's across all their teams (three teams do not make three quotas).
     Runs inside the caller's transaction, which holds the team's row lock; the user's is taken here, after it."""
-    counted = HostedRun.objects.filter(created_at__gte=timezone.now() - timedelta(days=1)).exclude(
+    counted = HostedRun.objects.filter(created_at__gte=timezone.now() - QUOTA_WINDOW).exclude(
         status=HostedRun.Status.FAILED
     )
-    limits = [("team", counted.filter(team=team), settings.HOSTED_RUNS_DAILY_QUOTA)]
-    if getattr(user, "pk", None) is not None:
+    has_user = getattr(user, "pk", None) is not None
+    if has_user:
         User.objects.select_for_update().filter(pk=user.pk).first()
-        per_user = settings.HOSTED_RUNS_DAILY_QUOTA_PER_USER
-        per_user = settings.HOSTED_RUNS_DAILY_QUOTA if per_user is None else per_user
-        limits.append(("user", counted.filter(created_by_id=user.pk), per_user))
-    for limit, runs, quota in limits:
-        times = list(runs.values_list("created_at", flat=True))
-        if len(times) < quota:
-            continue
-        frees_at = quota_frees_at(times, quota=quota)
-        who = f"{team.name} asked" if limit == "team" else f"You ({user.username}) asked, across all your teams,"
-        setting = "HOSTED_RUNS_DAILY_QUOTA" if limit == "team" else "HOSTED_RUNS_DAILY_QUOTA_PER_USER"
-        when = f"the next one fits at {frees_at:%Y-%m-%d %H:%M:%S} UTC" if frees_at else "hosted runs are closed"
-        raise HostedRunRefused(
-            status=429,
-            code="quota_exceeded",
-            message=f"{who} for {len(times)} hosted runs in the last 24 hours; the limit is {quota} per {limit} "
-            f"({setting}): {when}. Failed runs do not count.",
-        )
+    full = daily_quota_full(
+        setting="HOSTED_RUNS_DAILY_QUOTA",
+        team_rows=counted.filter(team=team),
+        user_rows=counted.filter(created_by_id=user.pk) if has_user else None,
+    )
+    if full is None:
+        return
+    who = f"{team.name} asked" if full.limit == "team" else f"You ({user.username}) asked, across all your teams,"
+    raise HostedRunRefused(
+        status=429,
+        code="quota_exceeded",
+        message=f"{who} for {full.used} hosted runs in the last 24 hours; the limit is {full.quota} per {full.limit} "
+        f"({full.setting}): {full.when(closed='hosted runs are closed')}. Failed runs do not count.",
+    )
 
 
 def hosted_run_create(*, team: Team, user, request: HostedRunRequest) -> HostedRun:
