@@ -89,7 +89,7 @@ def test_answers_and_bundles_live_in_s3_and_a_worker_without_the_files_fetches_t
     assert run.score == pytest.approx(0.22314, abs=1e-5)
 
 
-def test_a_rejected_submission_leaves_nothing_in_s3(s3, db, alice, tmp_path, django_capture_on_commit_callbacks):
+def test_a_failed_submission_leaves_nothing_in_s3(s3, db, alice, tmp_path, django_capture_on_commit_callbacks):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     from competitions.services import competitions_load
@@ -102,5 +102,5 @@ def test_a_rejected_submission_leaves_nothing_in_s3(s3, db, alice, tmp_path, dja
     )
     assert _keys(s3)
     with django_capture_on_commit_callbacks(execute=True):
-        pipeline.submission_reject(submission_id=submission.pk, reason="test")
+        pipeline.submission_fail(submission_id=submission.pk, reason="test")
     assert _keys(s3) == [] and not submission_folder(submission).exists()
