@@ -1,11 +1,14 @@
 """Intake of an uploaded bundle: everything in it is read and validated once, here, before any row exists.
 
 The archive is unpacked safely, the manifest, layout, seeds and the team's own reports are read, and the
-number of runs is checked; only then are the submission, its runs (with their seeds and the team's claims)
-written, in one transaction. A bad bundle is a 400 that leaves no row and no file, and nothing that
-happens after the 202 depends on reading the bundle's files again, except grading each submission.csv.
+number of runs is checked; only then is the archive stored (in remote private storage, outside any lock)
+and are the submission and its runs (with their seeds and the team's claims) written, in one transaction.
+A bad bundle is a 400 that leaves no row and no file; a failure after the store removes the stored archive.
+Nothing that happens after the 202 depends on reading the bundle's files again, except grading each
+submission.csv.
 """
 
+import logging
 import shutil
 import uuid
 from collections import Counter
@@ -29,7 +32,6 @@ from grading.models import Run, Submission
 from grading.services import scheduling
 from grading.services.submissions import (
     SubmissionRefused,
-    archive_name,
     private_storage_is_remote,
     quota_counted,
     submission_folder,
@@ -37,6 +39,8 @@ from grading.services.submissions import (
 from portal.accounts.models import Team
 from portal.private_files import private_opener
 from portal.quotas import daily_quota_full
+
+logger = logging.getLogger(__name__)
 
 # Packs imported before the honest bound was recorded fall back to this many times their answers file.
 LEGACY_ANSWERS_FACTOR = 2
@@ -199,6 +203,8 @@ def _intake(
     staging = Path(settings.PRIVATE_ROOT) / "submissions" / f"incoming-{uuid.uuid4().hex}"
     staging.mkdir(parents=True, mode=0o700)
     archive = staging / "bundle.archive"
+    stored: str | None = None  # the archive's name in remote private storage
+    final: Path | None = None
     try:
         keep(archive)
         submission_limits = _submission_limits(benchmark)
@@ -213,6 +219,11 @@ def _intake(
             _check_run_count(bundle, competitions)
         except BundleError as exc:
             raise SubmissionRefused(status=400, code=exc.code, message=exc.message, details=exc.details) from exc
+        if private_storage_is_remote():
+            # Workers on other machines fetch the archive from the shared (S3) storage. Stored here, before
+            # the transaction: a slow store must not hold the team's row lock, and so every upload of the team.
+            with archive.open("rb") as handle:
+                stored = storages["private"].save(f"submissions/{uuid.uuid4().hex}/bundle.archive", File(handle))
 
         with transaction.atomic():
             # Checked again under the team's and the user's row locks (in that order, always): two uploads at
@@ -233,27 +244,34 @@ def _intake(
                 progress_total=len(bundle.layout.runs),
                 replaces=replaces,
                 origin=origin,
+                bundle_name=stored or "",
             )
             Run.objects.bulk_create(_runs_for(submission, bundle, competitions))
             final = submission_folder(submission)
             staging.rename(final)
             scheduling.runs_rank(submission_id=submission.pk)  # here, where the files are (remote storage)
-            if private_storage_is_remote():
-                # Workers on other machines fetch the archive from the shared (S3) storage.
-                with (final / "bundle.archive").open("rb") as handle:
-                    submission.bundle_name = storages["private"].save(archive_name(submission), File(handle))
-            else:
+            if not stored:
                 submission.bundle_name = str((final / "bundle.archive").relative_to(settings.PRIVATE_ROOT))
-            submission.save(update_fields=["bundle_name"])
+                submission.save(update_fields=["bundle_name"])
             queue.validate_after_commit(submission_id=submission.pk)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
-        if "final" in locals():
+        if final is not None:
             shutil.rmtree(final, ignore_errors=True)
-            if private_storage_is_remote():
-                storages["private"].delete(archive_name(submission))
+        if stored:
+            _delete_unclaimed(stored)
         raise
     return submission
+
+
+def _delete_unclaimed(name: str) -> None:
+    """Remove an archive stored for a submission whose row was not written. Kept when that cannot be told
+    (the database is gone): a stray archive costs space, a row whose archive is gone cannot be graded."""
+    try:
+        if not Submission.objects.filter(bundle_name=name).exists():
+            storages["private"].delete(name)
+    except Exception:
+        logger.exception("intake: the archive %s of a refused upload could not be removed", name)
 
 
 def _check_quota(team: Team, user) -> None:

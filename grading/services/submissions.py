@@ -91,10 +91,6 @@ def private_storage_is_remote() -> bool:
     return not isinstance(storages["private"], FileSystemStorage)
 
 
-def archive_name(submission: Submission) -> str:
-    return f"submissions/{submission.pk}/bundle.archive"
-
-
 def submission_bundle_root(submission: Submission) -> Path:
     """The unpacked bundle on this machine. With remote private storage (S3), a worker that does not have
     it yet downloads the archive and unpacks it again, with the same safety checks as at intake."""
@@ -106,7 +102,7 @@ def submission_bundle_root(submission: Submission) -> Path:
     try:
         archive = scratch / "bundle.archive"
         with (
-            storages["private"].open(archive_name(submission), "rb") as source,
+            storages["private"].open(submission.bundle_name, "rb") as source,
             open(archive, "wb", opener=private_opener) as target,
         ):
             shutil.copyfileobj(source, target, 1 << 20)
@@ -122,5 +118,5 @@ def submission_bundle_root(submission: Submission) -> Path:
 
 def submission_files_delete(submission: Submission) -> None:
     shutil.rmtree(submission_folder(submission), ignore_errors=True)
-    if private_storage_is_remote():
-        storages["private"].delete(archive_name(submission))
+    if private_storage_is_remote() and submission.bundle_name:
+        storages["private"].delete(submission.bundle_name)
