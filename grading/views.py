@@ -35,7 +35,7 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         "runs": selectors.submission_runs(submission),
         "aggregates": selectors.submission_aggregates(submission),
         "seed_rule": RULE_TEXT,
-        "is_final": submission.status in submission.FINAL_STATUSES,
+        "is_final": submission.status in submission.SETTLED_STATUSES,
         "can_regrade": is_maintainer(request.user),
         "own_entry": selectors.is_own_entry(user=request.user, submission=submission),
         "events": selectors.review_events(submission),

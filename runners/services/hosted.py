@@ -292,7 +292,7 @@ def hosted_run_graded(*, hosted_run_id: int) -> bool:
 def submission_status_changed_receiver(*, submission_id: int, status: str, **_: Any) -> None:
     """Grading says a submission moved (grading.signals): the hosted run it came from is done once it is final.
     In the transaction of the move, so the two commit together; the watchdog's pass is only a safety net."""
-    if status not in Submission.FINAL_STATUSES:
+    if status not in Submission.SETTLED_STATUSES:
         return
     for hosted_run_id in HostedRun.objects.filter(
         submission_id=submission_id, status=HostedRun.Status.GRADING

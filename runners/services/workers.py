@@ -493,7 +493,7 @@ def hosted_watchdog(*, now=None) -> dict[str, int]:
         hosted_run_progress(hosted_run_id=run_id)
     counts["reasons"] = queued_reasons_refresh()  # a worker revoked or gone from the table: queued tasks say so
     for run_id in HostedRun.objects.filter(
-        status=HostedRun.Status.GRADING, submission__status__in=Submission.FINAL_STATUSES
+        status=HostedRun.Status.GRADING, submission__status__in=Submission.SETTLED_STATUSES
     ).values_list("pk", flat=True):
         hosted_run_graded(hosted_run_id=run_id)
         counts["done"] += 1
