@@ -8,11 +8,12 @@ from django.views.decorators.http import require_POST
 
 from grading import selectors
 from grading.bundles.seeds import RULE_TEXT
+from grading.checks.comparability import DECISION_WORDS
 from grading.evidence import evidence_blocks, evidence_json
 from grading.forms import DecisionForm, QueueFilterForm, TeamAnswerForm
 from grading.models import Flag, Submission
 from grading.services.regrade import submission_regrade, submissions_regrade_all
-from grading.services.review import DECIDABLE, DECISION_WORDS, ReviewRefused, entry_decide, flag_decide, team_answer
+from grading.services.review import DECIDABLE, ReviewRefused, entry_decide, flag_decide, team_answer
 from portal.accounts.selectors import is_maintainer, signed_in_user, teams_for_user
 from portal.ids import parse_id
 

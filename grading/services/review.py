@@ -17,6 +17,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from grading.checks.comparability import DECISION_WORDS
 from grading.models import Decision, Flag, ReviewEvent, Submission
 from grading.selectors import is_own_entry
 from grading.services.publication import submission_publish_if_ready
@@ -31,13 +32,6 @@ S = Submission.Status
 DECIDABLE = (S.IN_REVIEW, S.PUBLISHED)
 # Flags that wait for a maintainer; info flags are notes and need no decision.
 OPEN_SEVERITIES = (Flag.Severity.BLOCKING, Flag.Severity.WARNING)
-# Keyed by the decision's value: a Decision is a str, and the forms and the API hand over plain strings.
-DECISION_WORDS: dict[str, str] = {
-    Decision.ACCEPT: "accepted",
-    Decision.NON_COMPARABLE: "marked non-comparable",
-    Decision.REJECT: "rejected",
-    Decision.REQUEST_CHANGES: "asked for changes",
-}
 
 
 class ReviewRefused(Refused):
@@ -260,11 +254,11 @@ def review_notify(
     submission = Submission.objects.select_related("team").get(pk=submission_id)
     flag = Flag.objects.get(pk=flag_id) if flag_id else None
     summary = decision_summary(submission=submission, decision=decision, flag=flag, settled=settled)
-    what = _flag_words(flag) + " of submission" if flag else "the whole of submission"
+    what = f"Flag {flag.code} ({flag.key}) of submission" if flag else "The whole of submission"
     lines = [
         summary + ".",
         "",
-        f"A maintainer {DECISION_WORDS[decision]} {what} {submission.pk} of {submission.team.name}.",
+        f"{what} {submission.pk} of {submission.team.name}: {DECISION_WORDS[decision]} by a maintainer.",
         f"Reason: {reason}",
         f"The submission is now {submission.get_status_display()}.",
     ]
