@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 
 from grading import selectors
 from grading.bundles.seeds import RULE_TEXT
-from grading.models import Decision, Flag, Submission
+from grading.models import Decision, Flag, ReviewEvent, Submission
 from grading.services.intake import submission_create
 from grading.services.regrade import submission_regrade, submissions_regrade_all
 from grading.services.review import entry_decide, flag_decide
@@ -206,7 +206,9 @@ class SubmissionListCreateApi(APIView):
                 code="bundle_required",
                 message="Send the bundle as the multipart/form-data field 'bundle'.",
             )
-        submission = submission_create(team=team, user=request.user, upload=upload, replaces_id=_replaces_id(request))
+        submission = submission_create(
+            team=team, user=signed_in_user(request.user), upload=upload, replaces_id=_replaces_id(request)
+        )
         url = request.build_absolute_uri(f"/api/v1/submissions/{submission.pk}/")
         page_url = request.build_absolute_uri(reverse("submission_detail", args=[submission.pk]))
         return Response(
@@ -282,7 +284,7 @@ class SubmissionGradingReportApi(APIView):
 class MaintainerOnly(IsAuthenticated):
     message = "Only maintainers can do this."
 
-    def has_permission(self, request, view) -> bool:
+    def has_permission(self, request: Request, view: APIView) -> bool:
         return super().has_permission(request, view) and is_maintainer(request.user)
 
 
@@ -316,7 +318,7 @@ class SubmissionRegradeAllApi(APIView):
 class ReviewerOnly(MaintainerOnly):
     """Maintainers only; anyone else, signed in or not, gets 403 and learns nothing about the queue."""
 
-    def has_permission(self, request, view) -> bool:
+    def has_permission(self, request: Request, view: APIView) -> bool:
         if not super().has_permission(request, view):
             raise exceptions.PermissionDenied(self.message)
         return True
@@ -424,10 +426,10 @@ class PublicDecisionSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     url = serializers.SerializerMethodField(help_text="the submission's public page, once published")
 
-    def get_flag(self, obj) -> dict | None:
+    def get_flag(self, obj: ReviewEvent) -> dict | None:
         return {"id": obj.flag.pk, "code": obj.flag.code, "severity": obj.flag.severity} if obj.flag else None
 
-    def get_url(self, obj) -> str | None:
+    def get_url(self, obj: ReviewEvent) -> str | None:
         if obj.submission.status != Submission.Status.PUBLISHED:
             return None
         request = self.context.get("request")

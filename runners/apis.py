@@ -2,6 +2,7 @@
 check formats and hand back what they collected. Views validate, call one service or selector, serialize."""
 
 import json
+from typing import Any
 
 from django.conf import settings
 from django.http import FileResponse
@@ -114,7 +115,7 @@ class HostedRunListCreateApi(APIView):
 
     @extend_schema(responses=HostedRunSerializer(many=True))
     def get(self, request: Request) -> Response:
-        runs = selectors.hosted_run_list(user=request.user, team=getattr(request.auth, "team", None))
+        runs = selectors.hosted_run_list(user=signed_in_user(request.user), team=getattr(request.auth, "team", None))
         return Response(HostedRunSerializer(runs, many=True, context={"request": request}).data)
 
     @extend_schema(request=HostedRunCreateSerializer, responses={202: HostedRunSerializer})
@@ -125,12 +126,12 @@ class HostedRunListCreateApi(APIView):
         team = _team_for(request, data.pop("team", None))
         run = hosted_run_create(
             team=team,
-            user=request.user,
+            user=signed_in_user(request.user),
             request=HostedRunRequest(
                 **{**data, "competitions": tuple(data["competitions"]), "llms": tuple(data["llms"])}
             ),
         )
-        run = selectors.hosted_run_get(user=request.user, hosted_run_id=run.pk)
+        run = selectors.hosted_run_get(user=signed_in_user(request.user), hosted_run_id=run.pk)
         return Response(HostedRunSerializer(run, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -139,7 +140,7 @@ class HostedRunDetailApi(APIView):
 
     @extend_schema(responses=HostedRunSerializer)
     def get(self, request: Request, hosted_run_id: int) -> Response:
-        run = selectors.hosted_run_get(user=request.user, hosted_run_id=hosted_run_id)
+        run = selectors.hosted_run_get(user=signed_in_user(request.user), hosted_run_id=hosted_run_id)
         return Response(HostedRunSerializer(run, context={"request": request}).data)
 
 
@@ -156,7 +157,7 @@ class HostedRunCancelApi(APIView):
         responses=HostedRunSerializer,
     )
     def post(self, request: Request, hosted_run_id: int) -> Response:
-        run = selectors.hosted_run_get(user=request.user, hosted_run_id=hosted_run_id)
+        run = selectors.hosted_run_get(user=signed_in_user(request.user), hosted_run_id=hosted_run_id)
         competition_id, seed = _body(request).get("competition_id"), _body(request).get("seed")
         if competition_id is not None or seed is not None:
             tasks = run.task_list  # type: ignore[attr-defined]
@@ -173,7 +174,7 @@ class HostedRunCancelApi(APIView):
                 )
         elif not hosted_run_cancel(hosted_run=run) and run.status != HostedRun.Status.CANCELLED:
             raise ApiError(status_code=409, code="not_cancellable", message=f"the hosted run is already {run.status}")
-        run = selectors.hosted_run_get(user=request.user, hosted_run_id=hosted_run_id)
+        run = selectors.hosted_run_get(user=signed_in_user(request.user), hosted_run_id=hosted_run_id)
         return Response(HostedRunSerializer(run, context={"request": request}).data)
 
 
@@ -251,7 +252,7 @@ class WorkerHeartbeatApi(_WorkerApi):
         return Response({"cancel": cancel})
 
 
-def _attempt(value) -> int:
+def _attempt(value: Any) -> int:
     try:
         return int(value)
     except (TypeError, ValueError):

@@ -6,7 +6,6 @@ from typing import Any
 from django.contrib.auth.models import AnonymousUser
 from rest_framework import exceptions, permissions
 from rest_framework.request import Request
-from rest_framework.views import APIView
 
 from portal.accounts.authentication import HashedKeyAuthentication, HashedKeyScheme
 from runners.models import GpuWorker
@@ -35,7 +34,7 @@ class WorkerTokenAuthentication(HashedKeyAuthentication):
 class IsWorker(permissions.BasePermission):
     message = "This endpoint is for GPU workers: send 'Authorization: Worker <key>'."
 
-    def has_permission(self, request: Request, view: APIView) -> bool:
+    def has_permission(self, request: Request, view: object) -> bool:
         return isinstance(request.auth, GpuWorker)
 
 

@@ -22,7 +22,7 @@ from django.core.files.storage import storages
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
-from competitions.models import Competition, CompetitionPack
+from competitions.models import Benchmark, Competition, CompetitionPack
 from competitions.selectors import current_benchmark
 from grading import queue
 from grading.bundles.bundle import Bundle, read_bundle
@@ -46,7 +46,7 @@ logger = logging.getLogger(__name__)
 LEGACY_ANSWERS_FACTOR = 2
 
 
-def _submission_limits(benchmark) -> dict[str, int]:
+def _submission_limits(benchmark: Benchmark) -> dict[str, int]:
     """The largest submission.csv accepted per competition slug: the largest size an honest submission to
     it can reach (rows x the widest honest row, recorded at pack import: h-and-m's twelve articles for
     each of 1.37 M customers, icecube's 13 M rows), and never less than BUNDLE_MAX_SUBMISSION_BYTES."""
@@ -148,7 +148,7 @@ def _replaced(*, team: Team, replaces_id: int | None) -> Submission | None:
     return replaced
 
 
-def submission_create(*, team: Team, user, upload: UploadedFile, replaces_id: int | None = None) -> Submission:
+def submission_create(*, team: Team, user: User, upload: UploadedFile, replaces_id: int | None = None) -> Submission:
     """Check quota, extract and validate the bundle, then record the submission and queue its pipeline.
 
     A refused bundle raises SubmissionRefused and leaves nothing: no row, no file.
@@ -174,7 +174,7 @@ def submission_create(*, team: Team, user, upload: UploadedFile, replaces_id: in
     )
 
 
-def submission_create_hosted(*, team: Team, user, archive: Path) -> Submission:
+def submission_create_hosted(*, team: Team, user: User | None, archive: Path) -> Submission:
     """A bundle the portal assembled from a hosted run's collected folders (runners/services/assembly.py):
     the same validation, grading and checks as an upload, marked hosted, outside the upload quota (the
     hosted run counted against its own). The archive is moved into place."""
@@ -189,7 +189,13 @@ def submission_create_hosted(*, team: Team, user, archive: Path) -> Submission:
 
 
 def _intake(
-    *, team: Team, user, keep: Callable[[Path], object], size: int, replaces: Submission | None, origin: str
+    *,
+    team: Team,
+    user: User | None,
+    keep: Callable[[Path], object],
+    size: int,
+    replaces: Submission | None,
+    origin: str,
 ) -> Submission:
     benchmark = current_benchmark()
     if benchmark is None:
@@ -230,7 +236,7 @@ def _intake(
             # once, to one team or by one user to two teams, cannot both take the last slot.
             Team.objects.select_for_update().filter(pk=team.pk).first()
             if origin == Submission.Origin.UPLOAD:
-                if getattr(user, "pk", None) is not None:
+                if user is not None and user.pk is not None:
                     User.objects.select_for_update().filter(pk=user.pk).first()
                 _check_quota(team, user)
             submission = Submission.objects.create(
@@ -274,19 +280,19 @@ def _delete_unclaimed(name: str) -> None:
         logger.exception("intake: the archive %s of a refused upload could not be removed", name)
 
 
-def _check_quota(team: Team, user) -> None:
+def _check_quota(team: Team, user: User | None) -> None:
     """The team's daily quota, and the user's across all their teams (three teams do not make three quotas)."""
     full = daily_quota_full(
         setting="SUBMISSION_DAILY_QUOTA",
         team_rows=quota_counted(team=team),
-        user_rows=quota_counted(user_id=user.pk) if getattr(user, "pk", None) is not None else None,
+        user_rows=quota_counted(user_id=user.pk) if user is not None and user.pk is not None else None,
     )
     if full is None:
         return
     who = (
         f"{team.name} made {full.used} uploads"
         if full.limit == "team"
-        else f"You ({user.username}) made {full.used} uploads, across all your teams,"
+        else f"You ({user.username if user else ''}) made {full.used} uploads, across all your teams,"
     )
     raise SubmissionRefused(
         status=429,

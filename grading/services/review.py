@@ -12,6 +12,7 @@ is a new event: a maintainer may change their mind.
 """
 
 import logging
+from collections.abc import Iterable
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -143,7 +144,7 @@ def _apply_to_entry(*, submission: Submission, decision: str, reason: str, whole
         )
 
 
-def _settle(flags, *, decision: str, reason: str, actor: User) -> None:
+def _settle(flags: Iterable[Flag], *, decision: str, reason: str, actor: User) -> None:
     now = timezone.now()
     Flag.objects.filter(pk__in=[flag.pk for flag in flags]).update(
         decision=decision, resolution=reason, decided_by=actor, decided_at=now

@@ -17,13 +17,13 @@ class ApiKeyRefused(exceptions.AuthenticationFailed):
 
     error_code = "invalid_api_key"
 
-    def __init__(self, request, message: str, *, why: str):
+    def __init__(self, request: Request, message: str, *, why: str) -> None:
         tokens_url = request.build_absolute_uri(reverse("token_list"))
         super().__init__(f"{message} Make a new one at {tokens_url}.")
         self.details = {"reason": why, "tokens_url": tokens_url}
 
 
-def _not_valid(request, why: str, what: str) -> ApiKeyRefused:
+def _not_valid(request: Request, why: str, what: str) -> ApiKeyRefused:
     message = f"This API key is not valid: {what}. Check it was copied whole (it starts with {TOKEN_PREFIX})."
     return ApiKeyRefused(request, message, why=why)
 

@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from competitions.models import Competition
+from competitions.models import Benchmark, Competition
 from competitions.selectors import current_benchmark
 from grading.bundles.errors import BundleError
 from grading.bundles.manifest import SCHEMA, parse_manifest
@@ -104,7 +104,7 @@ def _validate(request: HostedRunRequest) -> None:
         ) from None
 
 
-def _competitions(request: HostedRunRequest, benchmark) -> list[Competition]:
+def _competitions(request: HostedRunRequest, benchmark: Benchmark) -> list[Competition]:
     in_split = [
         c
         for c in Competition.objects.filter(benchmark=benchmark).select_related("pack").order_by("slug")
@@ -130,7 +130,7 @@ def _competitions(request: HostedRunRequest, benchmark) -> list[Competition]:
     return in_split
 
 
-def _check_quota(team: Team, user) -> None:
+def _check_quota(team: Team, user: User) -> None:
     """The team's daily quota, and the user's across all their teams (three teams do not make three quotas).
     Runs inside the caller's transaction, which holds the team's row lock; the user's is taken here, after it."""
     counted = HostedRun.objects.filter(created_at__gte=timezone.now() - QUOTA_WINDOW).exclude(
@@ -155,7 +155,7 @@ def _check_quota(team: Team, user) -> None:
     )
 
 
-def hosted_run_create(*, team: Team, user, request: HostedRunRequest) -> HostedRun:
+def hosted_run_create(*, team: Team, user: User, request: HostedRunRequest) -> HostedRun:
     """Record the request and queue one task per (competition, seed). Refused requests leave nothing."""
     _validate(request)
     benchmark = current_benchmark()

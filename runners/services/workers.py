@@ -12,7 +12,7 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -401,7 +401,7 @@ def public_data_open(*, slug: str) -> tuple[File, str, int]:
     return storages["private"].open(pack.public_archive_path, "rb"), pack.public_sha256, pack.public_bytes
 
 
-def _lost(task: HostedTask, *, now, why: str) -> int:
+def _lost(task: HostedTask, *, now: datetime, why: str) -> int:
     """A running task its worker lost: queued again as a new attempt (with a fresh capability), or failed
     after HOSTED_MAX_ATTEMPTS. 1 when this call changed it."""
     this_attempt = HostedTask.objects.filter(pk=task.pk, attempt=task.attempt)
@@ -429,7 +429,7 @@ def _lost(task: HostedTask, *, now, why: str) -> int:
     return changed
 
 
-def hosted_watchdog(*, now=None) -> dict[str, int]:
+def hosted_watchdog(*, now: datetime | None = None) -> dict[str, int]:
     """The server ends what its workers do not: a task running past its time limit plus
     HOSTED_OVERTIME_GRACE_SECONDS fails; a task whose worker stopped beating, or beats on without listing it,
     for HOSTED_WORKER_LOST_SECONDS goes back to the queue (a new attempt) or fails after HOSTED_MAX_ATTEMPTS;
