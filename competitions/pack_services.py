@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 from django.core.files import File
-from django.core.files.storage import storages
+from django.core.files.storage import Storage, storages
 from django.db import transaction
 
 from competitions.answers_cache import answers_cache_drop, answers_cache_store
@@ -34,7 +34,7 @@ from grading.engine.submission_size import honest_size, list_lengths_from_params
 logger = logging.getLogger(__name__)
 
 
-def _store(storage, *, source: Path, name: str) -> str:
+def _store(storage: Storage, *, source: Path, name: str) -> str:
     with source.open("rb") as handle:
         return storage.save(name, File(handle))
 
@@ -88,7 +88,9 @@ def _checked(pack: FoundPack) -> tuple[Competition, Path, Path | None, dict, obj
     return competition, answers, sample, grader, loaded, sample_frame
 
 
-def _max_submission_bytes(*, competition: Competition, grader: dict, answers, sample: pd.DataFrame | None) -> int:
+def _max_submission_bytes(
+    *, competition: Competition, grader: dict, answers: pd.DataFrame, sample: pd.DataFrame | None
+) -> int:
     """Rows x the widest honest row, plus the header (grading.engine.submission_size)."""
     frames = [frame for frame in (answers, sample) if isinstance(frame, pd.DataFrame)]
     columns = list(sample.columns) if sample is not None else list(competition.submission_columns)
@@ -190,7 +192,7 @@ def _import_one(found: FoundPack) -> ImportedPack:
     return ImportedPack(pack=pack, leaderboard=in_force)
 
 
-def _delete(storage, names: list[str]) -> None:
+def _delete(storage: Storage, names: list[str]) -> None:
     for name in names:
         try:
             storage.delete(name)

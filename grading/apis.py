@@ -14,13 +14,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from grading import selectors
-from grading.bundles.errors import BundleError
 from grading.bundles.seeds import RULE_TEXT
-from grading.models import Decision, Flag, Submission
+from grading.models import Decision, Flag, ReviewEvent, Submission
 from grading.services.intake import submission_create
 from grading.services.regrade import submission_regrade, submissions_regrade_all
-from grading.services.review import ReviewRefused, entry_decide, flag_decide
-from grading.services.submissions import SubmissionRefused
+from grading.services.review import entry_decide, flag_decide
 from portal.accounts.models import Team
 from portal.accounts.selectors import is_maintainer, signed_in_user, teams_for_user
 from portal.api.exception_handler import ApiError
@@ -208,14 +206,9 @@ class SubmissionListCreateApi(APIView):
                 code="bundle_required",
                 message="Send the bundle as the multipart/form-data field 'bundle'.",
             )
-        try:
-            submission = submission_create(
-                team=team, user=request.user, upload=upload, replaces_id=_replaces_id(request)
-            )
-        except BundleError as exc:
-            raise ApiError(status_code=400, code=exc.code, message=exc.message, details=exc.details) from None
-        except SubmissionRefused as exc:
-            raise ApiError(status_code=exc.status, code=exc.code, message=exc.message, details=exc.details) from None
+        submission = submission_create(
+            team=team, user=signed_in_user(request.user), upload=upload, replaces_id=_replaces_id(request)
+        )
         url = request.build_absolute_uri(f"/api/v1/submissions/{submission.pk}/")
         page_url = request.build_absolute_uri(reverse("submission_detail", args=[submission.pk]))
         return Response(
@@ -291,7 +284,7 @@ class SubmissionGradingReportApi(APIView):
 class MaintainerOnly(IsAuthenticated):
     message = "Only maintainers can do this."
 
-    def has_permission(self, request, view) -> bool:
+    def has_permission(self, request: Request, view: APIView) -> bool:
         return super().has_permission(request, view) and is_maintainer(request.user)
 
 
@@ -301,7 +294,7 @@ class SubmissionRegradeApi(APIView):
     @extend_schema(request=None, responses={202: OpenApiResponse(description="queued")})
     def post(self, request: Request, submission_id: int) -> Response:
         submission = selectors.submission_get(user=request.user, submission_id=submission_id)
-        if not _decide(submission_regrade, submission_id=submission.pk, actor=request.user):
+        if not submission_regrade(submission_id=submission.pk, actor=signed_in_user(request.user)):
             raise ApiError(
                 status_code=409,
                 code="not_regradable",
@@ -325,7 +318,7 @@ class SubmissionRegradeAllApi(APIView):
 class ReviewerOnly(MaintainerOnly):
     """Maintainers only; anyone else, signed in or not, gets 403 and learns nothing about the queue."""
 
-    def has_permission(self, request, view) -> bool:
+    def has_permission(self, request: Request, view: APIView) -> bool:
         if not super().has_permission(request, view):
             raise exceptions.PermissionDenied(self.message)
         return True
@@ -361,13 +354,6 @@ class QueueFilterSerializer(serializers.Serializer):
         if value and not selectors.teams_matching(value):
             raise serializers.ValidationError(f"no team has the id or the name {value!r}.")
         return value
-
-
-def _decide(call, **kwargs):
-    try:
-        return call(**kwargs)
-    except ReviewRefused as exc:
-        raise ApiError(status_code=exc.status, code=exc.code, message=exc.message) from None
 
 
 def _queue_filters(request: Request) -> dict:
@@ -408,7 +394,7 @@ class ReviewFlagDecisionApi(APIView):
     def post(self, request: Request, flag_id: int) -> Response:
         body = DecisionSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        flag = _decide(flag_decide, flag_id=flag_id, actor=request.user, **body.validated_data)
+        flag = flag_decide(flag_id=flag_id, actor=signed_in_user(request.user), **body.validated_data)
         flag = Flag.objects.select_related("submission__team", "decided_by").get(pk=flag.pk)
         return Response(ReviewFlagSerializer(flag, context={"viewer": request.user}).data)
 
@@ -420,7 +406,9 @@ class ReviewSubmissionDecisionApi(APIView):
     def post(self, request: Request, submission_id: int) -> Response:
         body = DecisionSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        submission = _decide(entry_decide, submission_id=submission_id, actor=request.user, **body.validated_data)
+        submission = entry_decide(
+            submission_id=submission_id, actor=signed_in_user(request.user), **body.validated_data
+        )
         return Response(SubmissionSerializer(submission, context={"request": request}).data)
 
 
@@ -438,10 +426,10 @@ class PublicDecisionSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     url = serializers.SerializerMethodField(help_text="the submission's public page, once published")
 
-    def get_flag(self, obj) -> dict | None:
+    def get_flag(self, obj: ReviewEvent) -> dict | None:
         return {"id": obj.flag.pk, "code": obj.flag.code, "severity": obj.flag.severity} if obj.flag else None
 
-    def get_url(self, obj) -> str | None:
+    def get_url(self, obj: ReviewEvent) -> str | None:
         if obj.submission.status != Submission.Status.PUBLISHED:
             return None
         request = self.context.get("request")

@@ -6,11 +6,12 @@ Plain functions over the evidence dict (no Django), so any check's evidence rend
 
 import json
 import re
+from typing import Any
 
 HIT_KEYS = ("hits", "matches", "excerpts", "occurrences")
 
 
-def _is_scalar(value) -> bool:
+def _is_scalar(value: Any) -> bool:
     return value is None or isinstance(value, (str, int, float, bool))
 
 
@@ -29,7 +30,7 @@ def _numbered(excerpt: list) -> list[tuple[int, str]] | None:
     return numbered
 
 
-def _lines(excerpt, first_line) -> list[dict]:
+def _lines(excerpt: Any, first_line: Any) -> list[dict]:
     """Excerpt lines, each with one number: the one it carries ("NNN: text", the scanner's), else counted
     from first_line when that is known, else none."""
     if isinstance(excerpt, str):
@@ -48,7 +49,7 @@ def _lines(excerpt, first_line) -> list[dict]:
     return lines
 
 
-def _span(value, text: str) -> tuple[int, int] | None:
+def _span(value: Any, text: str) -> tuple[int, int] | None:
     if (
         isinstance(value, list)
         and len(value) == 2
@@ -108,7 +109,7 @@ def _hit(hit: dict) -> dict:
     }
 
 
-def _text(value) -> str:
+def _text(value: Any) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, sort_keys=True)
@@ -121,7 +122,7 @@ def _table(rows: list[dict]) -> dict:
     return {"columns": columns, "rows": [[_text(row.get(c, "")) for c in columns] for row in rows]}
 
 
-def evidence_blocks(evidence) -> list[dict]:
+def evidence_blocks(evidence: Any) -> list[dict]:
     """Blocks of kind hits, comparison, table, list, facts or json, in the evidence's own order."""
     if not isinstance(evidence, dict):
         return [{"kind": "json", "text": json.dumps(evidence, indent=2, sort_keys=True)}]
@@ -169,5 +170,5 @@ def evidence_blocks(evidence) -> list[dict]:
     return blocks
 
 
-def evidence_json(evidence) -> str:
+def evidence_json(evidence: Any) -> str:
     return json.dumps(evidence, indent=2, sort_keys=True)

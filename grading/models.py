@@ -2,6 +2,15 @@ from django.conf import settings
 from django.db import models
 
 
+class Decision(models.TextChoices):
+    """What a maintainer decides on a flag or a whole entry (SPEC section 6, review decision)."""
+
+    ACCEPT = "accept"  # the flag stops blocking
+    NON_COMPARABLE = "non_comparable"  # listed, but in the non-comparable table, with the reason as footnote
+    REJECT = "reject"  # not listed
+    REQUEST_CHANGES = "request_changes"  # the team is asked to upload again
+
+
 class Submission(models.Model):
     """One uploaded run bundle (or hosted run) on its way to the board."""
 
@@ -21,7 +30,9 @@ class Submission(models.Model):
         HOSTED = "hosted"  # run by the portal's own workers: runtime and hardware measured, not declared
         IMPORT = "import"  # brought in from an existing board's grading reports: self-reported, never re-graded
 
-    FINAL_STATUSES = (Status.IN_REVIEW, Status.PUBLISHED, Status.REJECTED, Status.CHANGES_REQUESTED, Status.FAILED)
+    # Where the pipeline leaves a submission: nothing more happens to it until a person acts (a review decision,
+    # a re-grade, an upload that replaces it). Not final: in_review, published and failed can still move.
+    SETTLED_STATUSES = (Status.IN_REVIEW, Status.PUBLISHED, Status.REJECTED, Status.CHANGES_REQUESTED, Status.FAILED)
     # Rejected and failed submissions do not count against the team's daily quota.
     NOT_COUNTED = (Status.REJECTED, Status.FAILED)
 
@@ -48,14 +59,16 @@ class Submission(models.Model):
     )
     progress_done = models.PositiveIntegerField(default=0)
     progress_total = models.PositiveIntegerField(default=0)
+    # comparability["comparable"] as a column, for the board's queries: the checking step writes both; a decision
+    # or a re-grade that takes the entry off the comparable board sets it False at once, before the rule runs again.
     comparable = models.BooleanField(default=False)
     aggregation_version = models.CharField(max_length=30, blank=True)
     notified_at = models.DateTimeField(null=True, blank=True)
     # The comparability rule's verdict, stored by the checking step and after each review decision:
     # {"comparable": bool, "reasons": [text], "tiers": {"<tier>": {"comparable": bool, "reasons": [text]}}}.
     comparability = models.JSONField(default=dict, blank=True)
-    # A maintainer's decision on the whole entry (Decision values; blank: none) and its public reason.
-    review_decision = models.CharField(max_length=20, blank=True)
+    # A maintainer's decision on the whole entry (blank: none) and its public reason.
+    review_decision = models.CharField(max_length=20, choices=Decision.choices, blank=True)
     review_reason = models.TextField(blank=True)
     replaces = models.ForeignKey(
         "self",
@@ -173,15 +186,6 @@ class TierAggregate(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["submission", "tier", "kind"], name="aggregate_unique")]
-
-
-class Decision(models.TextChoices):
-    """What a maintainer decides on a flag or a whole entry (SPEC section 6, review decision)."""
-
-    ACCEPT = "accept"  # the flag stops blocking
-    NON_COMPARABLE = "non_comparable"  # listed, but in the non-comparable table, with the reason as footnote
-    REJECT = "reject"  # not listed
-    REQUEST_CHANGES = "request_changes"  # the team is asked to upload again
 
 
 class Flag(models.Model):

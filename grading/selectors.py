@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from itertools import groupby
 from operator import attrgetter
+from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Q, QuerySet
@@ -195,7 +196,7 @@ class QueueEntry:
 QUEUE_ORDER = {"blocking": 0, "warning": 1, "published": 2}
 
 
-def review_queue(*, viewer: User | AnonymousUser | None = None, **filters) -> list[QueueEntry]:
+def review_queue(*, viewer: User | AnonymousUser | None = None, **filters: Any) -> list[QueueEntry]:
     """open_flags(**filters) grouped by submission, by what needs a decision: entries held by a blocking
     flag first, then entries in review with warnings only, then warnings on entries already published;
     oldest first within each. Entries of the viewer's teams are marked."""

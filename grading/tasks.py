@@ -1,9 +1,10 @@
 """Celery tasks of the pipeline. They take ids, claim work by conditional updates, and are safe to run twice."""
 
 import logging
+from collections.abc import Callable
 from datetime import timedelta
 
-from celery import shared_task
+from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import OperationalError
@@ -22,7 +23,7 @@ MAX_RUN_ATTEMPTS = scheduling.MAX_RUN_ATTEMPTS
 TRANSIENT = (OperationalError,)
 
 
-def _submission_step(step, submission_id: int, doing: str) -> None:
+def _submission_step(step: Callable[..., object], submission_id: int, doing: str) -> None:
     """Run a step; a passing failure is retried by Celery, anything else fails the submission with a reason."""
     try:
         step(submission_id=submission_id)
@@ -36,7 +37,7 @@ def _submission_step(step, submission_id: int, doing: str) -> None:
 
 
 @shared_task(name=queue.VALIDATE_SUBMISSION, bind=True, autoretry_for=TRANSIENT, max_retries=3, retry_backoff=True)
-def validate_submission(self, submission_id: int) -> None:
+def validate_submission(self: Task, submission_id: int) -> None:
     _submission_step(pipeline.submission_validate, submission_id, "validating")
 
 
@@ -49,7 +50,7 @@ def validate_submission(self, submission_id: int) -> None:
     soft_time_limit=settings.GRADING_SOFT_TIME_LIMIT,
     time_limit=settings.GRADING_HARD_TIME_LIMIT,
 )
-def grade_run(self, run_id: int) -> None:
+def grade_run(self: Task, run_id: int) -> None:
     # Redis gives a message back when the process that held it died unacknowledged.
     redelivered = bool((self.request.delivery_info or {}).get("redelivered"))
     try:
@@ -88,7 +89,7 @@ def _release_for_retry(run_id: int) -> None:
 
 
 @shared_task(name=queue.FINISH_SUBMISSION, bind=True, autoretry_for=TRANSIENT, max_retries=3, retry_backoff=True)
-def finish_submission(self, submission_id: int) -> None:
+def finish_submission(self: Task, submission_id: int) -> None:
     _submission_step(finish.submission_finish, submission_id, "checking")
 
 

@@ -8,11 +8,12 @@ from django.views.decorators.http import require_POST
 
 from grading import selectors
 from grading.bundles.seeds import RULE_TEXT
+from grading.checks.comparability import DECISION_WORDS
 from grading.evidence import evidence_blocks, evidence_json
 from grading.forms import DecisionForm, QueueFilterForm, TeamAnswerForm
 from grading.models import Flag, Submission
 from grading.services.regrade import submission_regrade, submissions_regrade_all
-from grading.services.review import DECIDABLE, DECISION_WORDS, ReviewRefused, entry_decide, flag_decide, team_answer
+from grading.services.review import DECIDABLE, ReviewRefused, entry_decide, flag_decide, team_answer
 from portal.accounts.selectors import is_maintainer, signed_in_user, teams_for_user
 from portal.ids import parse_id
 
@@ -35,7 +36,7 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         "runs": selectors.submission_runs(submission),
         "aggregates": selectors.submission_aggregates(submission),
         "seed_rule": RULE_TEXT,
-        "is_final": submission.status in submission.FINAL_STATUSES,
+        "is_final": submission.status in submission.SETTLED_STATUSES,
         "can_regrade": is_maintainer(request.user),
         "own_entry": selectors.is_own_entry(user=request.user, submission=submission),
         "events": selectors.review_events(submission),

@@ -1,5 +1,6 @@
 import os
 import time
+from typing import Any
 
 from celery import Celery
 from celery.signals import task_received, worker_process_init, worker_ready, worker_shutting_down
@@ -15,7 +16,7 @@ app.autodiscover_tasks()
 
 
 @worker_process_init.connect
-def _one_grading_process_per_core(**_) -> None:
+def _one_grading_process_per_core(**_: Any) -> None:
     """Each pool process grades with GRADING_THREADS threads (default 1): machines scale by running one
     worker process per core, and threads inside each (Arrow's CSV reader, BLAS) would only fight them."""
     from django.conf import settings
@@ -33,7 +34,7 @@ def _one_grading_process_per_core(**_) -> None:
 
 
 @worker_process_init.connect
-def _beat_while_alive(**_) -> None:
+def _beat_while_alive(**_: Any) -> None:
     """Each pool process says it is alive, so the watchdog re-queues the runs of one that died."""
     from grading.services.workers import heartbeat_start
 
@@ -41,7 +42,7 @@ def _beat_while_alive(**_) -> None:
 
 
 @worker_process_init.connect
-def _alive_in_each_pool_process(**_) -> None:
+def _alive_in_each_pool_process(**_: Any) -> None:
     alive_start("grading")
 
 
@@ -51,7 +52,7 @@ _last_taken = [time.monotonic()]
 
 
 @task_received.connect
-def _the_consumer_took_a_message(**_) -> None:
+def _the_consumer_took_a_message(**_: Any) -> None:
     _last_taken[0] = time.monotonic()
 
 
@@ -65,7 +66,7 @@ def consumer_moving(*, now: float | None = None) -> bool:
 
 
 @worker_ready.connect
-def _alive_in_the_main_process(**_) -> None:
+def _alive_in_the_main_process(**_: Any) -> None:
     """The main process takes the messages: scripts/run tells a wedged worker by it (runners/worker/alive.py),
     also one whose consumer is stuck while the process's other threads run."""
     _last_taken[0] = time.monotonic()
@@ -73,12 +74,12 @@ def _alive_in_the_main_process(**_) -> None:
 
 
 @worker_shutting_down.connect
-def _not_alive_once_shutting_down(**_) -> None:
+def _not_alive_once_shutting_down(**_: Any) -> None:
     alive_stop()
 
 
 @worker_ready.connect
-def _beat_in_the_main_process_when_it_grades(sender, **_) -> None:
+def _beat_in_the_main_process_when_it_grades(sender: Any, **_: Any) -> None:
     """With the solo or thread pools the tasks run in the worker's main process: it beats for them."""
     from celery.concurrency.prefork import TaskPool
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.core.files.uploadedfile import UploadedFile
 
 from competitions.demo.catalog import split_ids
@@ -195,7 +196,7 @@ def _bundle(
     return write_run_bundle(run_group=group, out_path=out / "bundle.tar.gz", manifest=manifest_for(entry))
 
 
-def _team(entry: DemoEntry) -> tuple[Team, object]:
+def _team(entry: DemoEntry) -> tuple[Team, User]:
     user = services.user_ensure(username=entry.username, email=f"{entry.username}@example.org")
     team = Team.objects.filter(name=entry.team).first() or services.team_create(user=user, name=entry.team)
     return team, user

@@ -6,6 +6,9 @@ asked. Here visitors get the pages a production portal shows instead (JSON under
 goes to the log, which Django writes either way.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.safestring import SafeString
@@ -17,10 +20,10 @@ from portal import views
 class _DebugPageWithheld(ExceptionReporter):
     """Takes the place of Django's DEBUG error page for one request, and marks it for the middleware."""
 
-    def __init__(self, request, *args, **kwargs):
+    def __init__(self, request: HttpRequest | None, *args: Any, **kwargs: Any) -> None:
         super().__init__(request, *args, **kwargs)
         if request is not None:
-            request.debug_page_withheld = True
+            request.debug_page_withheld = True  # type: ignore[attr-defined]
 
     def get_traceback_html(self) -> SafeString:
         return SafeString("")
@@ -32,7 +35,7 @@ class _DebugPageWithheld(ExceptionReporter):
 class PublicErrorPagesMiddleware:
     """First in MIDDLEWARE, so that an error raised in any other middleware is covered too."""
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:

@@ -7,6 +7,7 @@ A wrong value stops the start with a message that names the variable.
 """
 
 import secrets
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ except OSError as exc:
 DEBUG = env_bool("DEBUG", True)
 
 
-def _private(variable: str, make, path: Path) -> Path:
+def _private(variable: str, make: Callable[[Path], Path], path: Path) -> Path:
     """make(path), private_file or private_folder; a failure stops the start naming the variable."""
     try:
         return make(path)

@@ -44,7 +44,7 @@ def _wants_json(request: HttpRequest) -> bool:
     return request.path.startswith("/api/")
 
 
-def bad_request(request: HttpRequest, exception=None) -> HttpResponse:
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     message = "The server could not accept this request (a malformed request, or one for another host name)."
     if _wants_json(request):
         return json_error_response(400, "bad_request", message)
@@ -52,7 +52,7 @@ def bad_request(request: HttpRequest, exception=None) -> HttpResponse:
     return HttpResponse(render_to_string("errors/400.html", {"message": message}), status=400)
 
 
-def permission_denied(request: HttpRequest, exception=None) -> HttpResponse:
+def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     # Our PermissionDenied messages are written for the person refused ("Only maintainers can re-grade.").
     message = str(exception) if exception and str(exception) else "Your account may not open this page."
     if _wants_json(request):
@@ -65,7 +65,7 @@ def too_many_requests(request: HttpRequest) -> HttpResponse:
     return render(request, "errors/429.html", status=429)
 
 
-def page_not_found(request: HttpRequest, exception=None) -> HttpResponse:
+def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if _wants_json(request):
         return json_error_response(404, "not_found", f"No API endpoint at {request.path}; see /api/docs/.")
     # A URL that matched nothing says so without echoing the path; our own 404s carry a message for people.

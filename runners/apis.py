@@ -2,6 +2,7 @@
 check formats and hand back what they collected. Views validate, call one service or selector, serialize."""
 
 import json
+from typing import Any
 
 from django.conf import settings
 from django.http import FileResponse
@@ -21,7 +22,6 @@ from runners import selectors
 from runners.auth import IsWorker, WorkerTokenAuthentication
 from runners.models import GpuWorker, HostedRun
 from runners.services.hosted import (
-    HostedRunRefused,
     HostedRunRequest,
     hosted_run_cancel,
     hosted_run_create,
@@ -29,7 +29,6 @@ from runners.services.hosted import (
 )
 from runners.services.workers import (
     Capacity,
-    WorkerRefused,
     public_data_open,
     task_claim,
     task_finish,
@@ -111,18 +110,12 @@ def _team_for(request: Request, named: str | None) -> Team:
     return teams[0]
 
 
-def _refused(exc: HostedRunRefused) -> ApiError:
-    return ApiError(
-        status_code=exc.status, code=exc.code, message=exc.message, details={"field": exc.field} if exc.field else {}
-    )
-
-
 class HostedRunListCreateApi(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(responses=HostedRunSerializer(many=True))
     def get(self, request: Request) -> Response:
-        runs = selectors.hosted_run_list(user=request.user, team=getattr(request.auth, "team", None))
+        runs = selectors.hosted_run_list(user=signed_in_user(request.user), team=getattr(request.auth, "team", None))
         return Response(HostedRunSerializer(runs, many=True, context={"request": request}).data)
 
     @extend_schema(request=HostedRunCreateSerializer, responses={202: HostedRunSerializer})
@@ -131,17 +124,14 @@ class HostedRunListCreateApi(APIView):
         body.is_valid(raise_exception=True)
         data = dict(body.validated_data)
         team = _team_for(request, data.pop("team", None))
-        try:
-            run = hosted_run_create(
-                team=team,
-                user=request.user,
-                request=HostedRunRequest(
-                    **{**data, "competitions": tuple(data["competitions"]), "llms": tuple(data["llms"])}
-                ),
-            )
-        except HostedRunRefused as exc:
-            raise _refused(exc) from None
-        run = selectors.hosted_run_get(user=request.user, hosted_run_id=run.pk)
+        run = hosted_run_create(
+            team=team,
+            user=signed_in_user(request.user),
+            request=HostedRunRequest(
+                **{**data, "competitions": tuple(data["competitions"]), "llms": tuple(data["llms"])}
+            ),
+        )
+        run = selectors.hosted_run_get(user=signed_in_user(request.user), hosted_run_id=run.pk)
         return Response(HostedRunSerializer(run, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -150,7 +140,7 @@ class HostedRunDetailApi(APIView):
 
     @extend_schema(responses=HostedRunSerializer)
     def get(self, request: Request, hosted_run_id: int) -> Response:
-        run = selectors.hosted_run_get(user=request.user, hosted_run_id=hosted_run_id)
+        run = selectors.hosted_run_get(user=signed_in_user(request.user), hosted_run_id=hosted_run_id)
         return Response(HostedRunSerializer(run, context={"request": request}).data)
 
 
@@ -167,7 +157,7 @@ class HostedRunCancelApi(APIView):
         responses=HostedRunSerializer,
     )
     def post(self, request: Request, hosted_run_id: int) -> Response:
-        run = selectors.hosted_run_get(user=request.user, hosted_run_id=hosted_run_id)
+        run = selectors.hosted_run_get(user=signed_in_user(request.user), hosted_run_id=hosted_run_id)
         competition_id, seed = _body(request).get("competition_id"), _body(request).get("seed")
         if competition_id is not None or seed is not None:
             tasks = run.task_list  # type: ignore[attr-defined]
@@ -184,7 +174,7 @@ class HostedRunCancelApi(APIView):
                 )
         elif not hosted_run_cancel(hosted_run=run) and run.status != HostedRun.Status.CANCELLED:
             raise ApiError(status_code=409, code="not_cancellable", message=f"the hosted run is already {run.status}")
-        run = selectors.hosted_run_get(user=request.user, hosted_run_id=hosted_run_id)
+        run = selectors.hosted_run_get(user=signed_in_user(request.user), hosted_run_id=hosted_run_id)
         return Response(HostedRunSerializer(run, context={"request": request}).data)
 
 
@@ -209,16 +199,6 @@ class _WorkerApi(APIView):
     authentication_classes = [WorkerTokenAuthentication]
     permission_classes = [IsWorker]
     throttle_classes: list = []  # a worker's calls are bounded by its tasks; a team's budget is not its concern
-
-    def handle_exception(self, exc):
-        if isinstance(exc, WorkerRefused):
-            exc = ApiError(
-                status_code=exc.status,
-                code=exc.code,
-                message=exc.message,
-                details={"field": exc.field} if exc.field else {},
-            )
-        return super().handle_exception(exc)
 
 
 class CapacitySerializer(serializers.Serializer):
@@ -272,7 +252,7 @@ class WorkerHeartbeatApi(_WorkerApi):
         return Response({"cancel": cancel})
 
 
-def _attempt(value) -> int:
+def _attempt(value: Any) -> int:
     try:
         return int(value)
     except (TypeError, ValueError):

@@ -1,6 +1,10 @@
+from typing import Any
+
 from django import forms
+from django.db.models import QuerySet
 
 from grading.engine.tiers import SPLITS
+from portal.accounts.models import Team
 from runners.services.fit import Offer
 
 
@@ -28,7 +32,7 @@ class HostedRunForm(forms.Form):
     agent_name = forms.CharField(required=False, max_length=100, help_text="As the board shows it (default: the image)")
     llms = forms.CharField(required=False, label="LLMs", help_text="The models the agent calls, separated by commas")
 
-    def __init__(self, *args, teams, offer: Offer, **kwargs):
+    def __init__(self, *args: Any, teams: QuerySet[Team], offer: Offer, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["team"].queryset = teams  # type: ignore[attr-defined]
         gpus = self.fields["gpus_per_run"]

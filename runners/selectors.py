@@ -3,6 +3,7 @@
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
@@ -12,7 +13,7 @@ from portal.accounts.selectors import teams_for_user
 from runners.models import GpuWorker, HostedRun, HostedTask
 
 
-def _visible(*, user) -> QuerySet[HostedRun]:
+def _visible(*, user: User) -> QuerySet[HostedRun]:
     return HostedRun.objects.filter(team__in=teams_for_user(user=user)).select_related("team", "submission")
 
 
@@ -26,14 +27,14 @@ def _with_tasks(runs: QuerySet[HostedRun]) -> QuerySet[HostedRun]:
     return runs.prefetch_related(Prefetch("tasks", queryset=tasks, to_attr="task_list"))
 
 
-def hosted_run_list(*, user, team: Team | None = None) -> list[HostedRun]:
+def hosted_run_list(*, user: User, team: Team | None = None) -> list[HostedRun]:
     runs = _visible(user=user)
     if team is not None:
         runs = runs.filter(team=team)
     return list(_with_tasks(runs)[:50])
 
 
-def hosted_run_get(*, user, hosted_run_id: int) -> HostedRun:
+def hosted_run_get(*, user: User, hosted_run_id: int) -> HostedRun:
     """Only a member of the run's team sees it; anyone else gets the same 404 as for a run that does not exist."""
     run = _with_tasks(_visible(user=user).filter(pk=hosted_run_id)).first()
     if run is None:

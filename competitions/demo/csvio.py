@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -47,7 +48,7 @@ def write_jsonl(frame: pd.DataFrame, path: Path) -> None:
         out.writelines(json.dumps(record, default=_json_scalar) + "\n" for record in frame.to_dict("records"))
 
 
-def _json_scalar(value):
+def _json_scalar(value: object) -> Any:
     if isinstance(value, np.generic):
         return value.item()
     raise TypeError(f"cannot write {type(value).__name__} as JSON")

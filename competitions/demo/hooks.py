@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 
@@ -158,7 +160,9 @@ def ranzcr_extras(rng: np.random.Generator, columns: Columns, n: int) -> Columns
 
 
 # --- builders --------------------------------------------------------------------------------
-def text_normalization(tokens: tuple[tuple[str, str, float], ...]):
+def text_normalization(
+    tokens: tuple[tuple[str, str, float], ...],
+) -> Callable[[np.random.Generator, int], tuple[pd.DataFrame, pd.DataFrame]]:
     """Answers id='{sentence}_{token}', after=normalised text; the sample submission copies 'before'."""
     before = np.array([t[0] for t in tokens], dtype=object)
     after = np.array([t[1] for t in tokens], dtype=object)

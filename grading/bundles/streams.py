@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import os
+from collections.abc import Buffer
 from typing import BinaryIO
 
 from grading.bundles.errors import BundleError
@@ -33,7 +34,7 @@ class CountingFile:
         self.count += len(data)
         return data
 
-    def readinto(self, buffer) -> int:  # ISA-L's gzip reader fills its own buffer
+    def readinto(self, buffer: Buffer) -> int:  # ISA-L's gzip reader fills its own buffer
         size = self._raw.readinto(buffer) or 0
         self.count += size
         return size

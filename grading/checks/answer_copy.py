@@ -13,7 +13,7 @@ too, so the run must also score beyond that best. The evidence is counts and the
 from __future__ import annotations
 
 import math
-from typing import Final
+from typing import Any, Final
 
 from grading.checks.base import FlagData
 from grading.checks.context import CheckContext, CompetitionFacts, RunFiles
@@ -21,7 +21,7 @@ from grading.checks.context import CheckContext, CompetitionFacts, RunFiles
 SATURATED: Final = 0.02  # Kaggle's best within this of the perfect score of a metric bounded by 0 and 1
 
 
-def _number(value) -> float | None:
+def _number(value: Any) -> float | None:
     try:
         number = float(value)
     except (TypeError, ValueError):

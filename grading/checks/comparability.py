@@ -22,7 +22,10 @@ REFERENCE_GPU_MEMORY_GB: Final = 24.0
 REFERENCE_GPU_COUNT: Final = 1
 
 ACCEPT: Final = "accept"
+# A decision on a flag or an entry, as what became of it: "flag x (key) <words>", "<words> by a maintainer".
+# The one vocabulary of decisions: the review services, their pages and mails, and the board's footnotes.
 DECISION_WORDS: Final = {
+    ACCEPT: "accepted",
     "non_comparable": "marked non-comparable",
     "reject": "rejected",
     "request_changes": "changes requested",

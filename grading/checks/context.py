@@ -6,7 +6,7 @@ bundle; tests build one from a run group written in code. Nothing here imports D
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -156,7 +156,7 @@ class CheckContext:
     def tiers_of(self, competition_id: str) -> list[str]:
         return [tier for tier, members in self.tier_members.items() if competition_id in members]
 
-    def tiers_of_all(self, competition_ids) -> list[str]:
+    def tiers_of_all(self, competition_ids: Iterable[str]) -> list[str]:
         wanted = set(competition_ids)
         return [tier for tier, members in self.tier_members.items() if wanted & set(members)]
 

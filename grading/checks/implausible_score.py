@@ -1,12 +1,13 @@
 """implausible_score: a score far beyond the Kaggle gold threshold, or near-perfect agreement with the answers."""
 
 import math
+from typing import Any
 
 from grading.checks.base import FlagData
 from grading.checks.context import CheckContext
 
 
-def _number(value) -> float | None:
+def _number(value: Any) -> float | None:
     try:
         number = float(value)
     except (TypeError, ValueError):

@@ -8,8 +8,12 @@ and "Submission is valid."; none of those match. MLE-bench's /validate answers o
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from grading.checks.scan import Pattern, pattern
+
+if TYPE_CHECKING:  # context imports the patterns
+    from grading.checks.context import CheckContext
 
 # test_set_feedback
 GRADER_FIELDS = pattern(
@@ -174,7 +178,7 @@ FEEDBACK_PATTERNS = (
 RULE_PATTERNS = ("hand_written", "forbidden_resources", *(p.name for p in MODEL_API_PATTERNS.values()))
 
 
-def all_patterns(context) -> list[Pattern]:
+def all_patterns(context: CheckContext) -> list[Pattern]:
     answers = {facts.answers_file.rsplit("/", 1)[-1] for facts in context.competitions.values()}
     return [
         GRADER_FIELDS,

@@ -90,7 +90,7 @@ def check(context: CheckContext) -> list[FlagData]:
                 code="runtime_over_budget",
                 severity="warning",
                 key="logs",
-                tiers=context.tiers_of_all(r["competition"] for r in over),
+                tiers=context.tiers_of_all(str(r["competition"]) for r in over),
                 message=f"{len(over)} run(s) log more than the {budget:g} h "
                 f"{'declared' if declared is not None else 'standard'} "
                 f"(tolerance {context.settings.runtime_tolerance:.0%}), longest {over[0]['hours']} h "

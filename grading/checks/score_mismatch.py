@@ -2,6 +2,7 @@
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 from grading.checks.base import FlagData, GradedRun
 from grading.checks.context import CheckContext
@@ -12,7 +13,7 @@ MEDAL_FIELDS = ("gold_medal", "silver_medal", "bronze_medal", "above_median", "v
 UNKNOWN_MEDAL_FIELDS = ("gold_medal", "silver_medal", "bronze_medal", "above_median")
 
 
-def _same_score(a, b) -> bool:
+def _same_score(a: Any, b: Any) -> bool:
     if a is None or b is None:
         return a is None and b is None
     if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):

@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import re
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -174,7 +175,7 @@ def _continues(index: pd.Index, start: int) -> bool:
     return isinstance(index, pd.RangeIndex) and index.step == 1 and index.start == start and index.name is None
 
 
-def _blocks(reader, *, first_rows: int, rows: int):
+def _blocks(reader: Any, *, first_rows: int, rows: int) -> Iterator[pd.DataFrame]:
     size = first_rows
     while True:
         try:

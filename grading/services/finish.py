@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.core.mail import send_mail
 from django.db import transaction
 from django.utils import timezone
 
@@ -32,6 +31,7 @@ from grading.engine.tiers import TIER_SPLITS, tiers_of_split
 from grading.models import CheckIndex, Flag, ReviewEvent, Run, Submission, TierAggregate
 from grading.services.publication import submission_publish_if_ready
 from grading.services.submissions import submission_bundle_root
+from portal.accounts.services import team_mail
 
 logger = logging.getLogger(__name__)
 S = Submission.Status
@@ -284,18 +284,10 @@ def submission_notify(*, submission_id: int) -> None:
     if not claimed:
         return
     submission = Submission.objects.select_related("team").get(pk=submission_id)
-    recipients = list(submission.team.members.exclude(email="").values_list("email", flat=True))
-    if not recipients:
-        return
     lines = [f"Submission {submission.pk} of {submission.team.name} is {submission.get_status_display()}."]
     if submission.status_reason:
         lines.append(submission.status_reason)
     for agg in submission.aggregates.filter(kind=TierAggregate.Kind.COMPLETE).order_by("tier"):
         if agg.data:
             lines.append(f"{agg.tier}: any medal {format_mean_sem(agg.data)} % over {agg.data['seeds']} seed(s)")
-    send_mail(
-        subject=f"Submission {submission.pk}: {submission.status}",
-        message="\n".join(lines),
-        from_email=settings.DEFAULT_FROM_EMAIL,
-        recipient_list=recipients,
-    )
+    team_mail(team=submission.team, subject=f"Submission {submission.pk}: {submission.status}", lines=lines)

@@ -1,11 +1,14 @@
 """Intake of an uploaded bundle: everything in it is read and validated once, here, before any row exists.
 
 The archive is unpacked safely, the manifest, layout, seeds and the team's own reports are read, and the
-number of runs is checked; only then are the submission, its runs (with their seeds and the team's claims)
-written, in one transaction. A bad bundle is a 400 that leaves no row and no file, and nothing that
-happens after the 202 depends on reading the bundle's files again, except grading each submission.csv.
+number of runs is checked; only then is the archive stored (in remote private storage, outside any lock)
+and are the submission and its runs (with their seeds and the team's claims) written, in one transaction.
+A bad bundle is a 400 that leaves no row and no file; a failure after the store removes the stored archive.
+Nothing that happens after the 202 depends on reading the bundle's files again, except grading each
+submission.csv.
 """
 
+import logging
 import shutil
 import uuid
 from collections import Counter
@@ -19,7 +22,7 @@ from django.core.files.storage import storages
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
-from competitions.models import Competition, CompetitionPack
+from competitions.models import Benchmark, Competition, CompetitionPack
 from competitions.selectors import current_benchmark
 from grading import queue
 from grading.bundles.bundle import Bundle, read_bundle
@@ -29,20 +32,21 @@ from grading.models import Run, Submission
 from grading.services import scheduling
 from grading.services.submissions import (
     SubmissionRefused,
-    archive_name,
     private_storage_is_remote,
     quota_counted,
-    quota_frees_at,
     submission_folder,
 )
 from portal.accounts.models import Team
 from portal.private_files import private_opener
+from portal.quotas import daily_quota_full
+
+logger = logging.getLogger(__name__)
 
 # Packs imported before the honest bound was recorded fall back to this many times their answers file.
 LEGACY_ANSWERS_FACTOR = 2
 
 
-def _submission_limits(benchmark) -> dict[str, int]:
+def _submission_limits(benchmark: Benchmark) -> dict[str, int]:
     """The largest submission.csv accepted per competition slug: the largest size an honest submission to
     it can reach (rows x the widest honest row, recorded at pack import: h-and-m's twelve articles for
     each of 1.37 M customers, icecube's 13 M rows), and never less than BUNDLE_MAX_SUBMISSION_BYTES."""
@@ -144,10 +148,10 @@ def _replaced(*, team: Team, replaces_id: int | None) -> Submission | None:
     return replaced
 
 
-def submission_create(*, team: Team, user, upload: UploadedFile, replaces_id: int | None = None) -> Submission:
+def submission_create(*, team: Team, user: User, upload: UploadedFile, replaces_id: int | None = None) -> Submission:
     """Check quota, extract and validate the bundle, then record the submission and queue its pipeline.
 
-    A refused bundle raises BundleError or SubmissionRefused and leaves nothing: no row, no file.
+    A refused bundle raises SubmissionRefused and leaves nothing: no row, no file.
     `replaces_id` names the team's submission in changes_requested that this upload replaces.
     """
     replaces = _replaced(team=team, replaces_id=replaces_id)
@@ -170,7 +174,7 @@ def submission_create(*, team: Team, user, upload: UploadedFile, replaces_id: in
     )
 
 
-def submission_create_hosted(*, team: Team, user, archive: Path) -> Submission:
+def submission_create_hosted(*, team: Team, user: User | None, archive: Path) -> Submission:
     """A bundle the portal assembled from a hosted run's collected folders (runners/services/assembly.py):
     the same validation, grading and checks as an upload, marked hosted, outside the upload quota (the
     hosted run counted against its own). The archive is moved into place."""
@@ -185,7 +189,13 @@ def submission_create_hosted(*, team: Team, user, archive: Path) -> Submission:
 
 
 def _intake(
-    *, team: Team, user, keep: Callable[[Path], object], size: int, replaces: Submission | None, origin: str
+    *,
+    team: Team,
+    user: User | None,
+    keep: Callable[[Path], object],
+    size: int,
+    replaces: Submission | None,
+    origin: str,
 ) -> Submission:
     benchmark = current_benchmark()
     if benchmark is None:
@@ -199,24 +209,34 @@ def _intake(
     staging = Path(settings.PRIVATE_ROOT) / "submissions" / f"incoming-{uuid.uuid4().hex}"
     staging.mkdir(parents=True, mode=0o700)
     archive = staging / "bundle.archive"
+    stored: str | None = None  # the archive's name in remote private storage
+    final: Path | None = None
     try:
         keep(archive)
         submission_limits = _submission_limits(benchmark)
-        bundle = read_bundle(
-            archive=archive,
-            target=staging / "bundle",
-            known_competition_ids=competitions.keys(),
-            limits=_limits(submission_limits),
-        )
-        _check_submission_sizes(bundle, submission_limits)
-        _check_run_count(bundle, competitions)
+        try:
+            bundle = read_bundle(
+                archive=archive,
+                target=staging / "bundle",
+                known_competition_ids=competitions.keys(),
+                limits=_limits(submission_limits),
+            )
+            _check_submission_sizes(bundle, submission_limits)
+            _check_run_count(bundle, competitions)
+        except BundleError as exc:
+            raise SubmissionRefused(status=400, code=exc.code, message=exc.message, details=exc.details) from exc
+        if private_storage_is_remote():
+            # Workers on other machines fetch the archive from the shared (S3) storage. Stored here, before
+            # the transaction: a slow store must not hold the team's row lock, and so every upload of the team.
+            with archive.open("rb") as handle:
+                stored = storages["private"].save(f"submissions/{uuid.uuid4().hex}/bundle.archive", File(handle))
 
         with transaction.atomic():
             # Checked again under the team's and the user's row locks (in that order, always): two uploads at
             # once, to one team or by one user to two teams, cannot both take the last slot.
             Team.objects.select_for_update().filter(pk=team.pk).first()
             if origin == Submission.Origin.UPLOAD:
-                if getattr(user, "pk", None) is not None:
+                if user is not None and user.pk is not None:
                     User.objects.select_for_update().filter(pk=user.pk).first()
                 _check_quota(team, user)
             submission = Submission.objects.create(
@@ -230,60 +250,62 @@ def _intake(
                 progress_total=len(bundle.layout.runs),
                 replaces=replaces,
                 origin=origin,
+                bundle_name=stored or "",
             )
             Run.objects.bulk_create(_runs_for(submission, bundle, competitions))
             final = submission_folder(submission)
             staging.rename(final)
             scheduling.runs_rank(submission_id=submission.pk)  # here, where the files are (remote storage)
-            if private_storage_is_remote():
-                # Workers on other machines fetch the archive from the shared (S3) storage.
-                with (final / "bundle.archive").open("rb") as handle:
-                    submission.bundle_name = storages["private"].save(archive_name(submission), File(handle))
-            else:
+            if not stored:
                 submission.bundle_name = str((final / "bundle.archive").relative_to(settings.PRIVATE_ROOT))
-            submission.save(update_fields=["bundle_name"])
+                submission.save(update_fields=["bundle_name"])
             queue.validate_after_commit(submission_id=submission.pk)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
-        if "final" in locals():
+        if final is not None:
             shutil.rmtree(final, ignore_errors=True)
-            if private_storage_is_remote():
-                storages["private"].delete(archive_name(submission))
+        if stored:
+            _delete_unclaimed(stored)
         raise
     return submission
 
 
-def _check_quota(team: Team, user) -> None:
+def _delete_unclaimed(name: str) -> None:
+    """Remove an archive stored for a submission whose row was not written. Kept when that cannot be told
+    (the database is gone): a stray archive costs space, a row whose archive is gone cannot be graded."""
+    try:
+        if not Submission.objects.filter(bundle_name=name).exists():
+            storages["private"].delete(name)
+    except Exception:
+        logger.exception("intake: the archive %s of a refused upload could not be removed", name)
+
+
+def _check_quota(team: Team, user: User | None) -> None:
     """The team's daily quota, and the user's across all their teams (three teams do not make three quotas)."""
-    limits = [("team", quota_counted(team=team), settings.SUBMISSION_DAILY_QUOTA)]
-    if getattr(user, "pk", None) is not None:
-        per_user = settings.SUBMISSION_DAILY_QUOTA_PER_USER
-        per_user = settings.SUBMISSION_DAILY_QUOTA if per_user is None else per_user
-        limits.append(("user", quota_counted(user_id=user.pk), per_user))
-    for limit, counted, quota in limits:
-        times = list(counted.values_list("created_at", flat=True))
-        if len(times) < quota:
-            continue
-        frees_at = quota_frees_at(times, quota=quota)
-        who = (
-            f"{team.name} made {len(times)} uploads"
-            if limit == "team"
-            else f"You ({user.username}) made {len(times)} uploads, across all your teams,"
-        )
-        setting = "SUBMISSION_DAILY_QUOTA" if limit == "team" else "SUBMISSION_DAILY_QUOTA_PER_USER"
-        when = f"the next one fits at {frees_at:%Y-%m-%d %H:%M:%S} UTC" if frees_at else "uploads are closed"
-        raise SubmissionRefused(
-            status=429,
-            code="quota_exceeded",
-            message=f"{who} in the last 24 hours; the limit is {quota} per {limit} ({setting}): {when}. "
-            "Rejected and failed submissions do not count.",
-            details={
-                "limit": limit,
-                "used": len(times),
-                "quota": quota,
-                "frees_at": frees_at.isoformat() if frees_at else None,
-            },
-        )
+    full = daily_quota_full(
+        setting="SUBMISSION_DAILY_QUOTA",
+        team_rows=quota_counted(team=team),
+        user_rows=quota_counted(user_id=user.pk) if user is not None and user.pk is not None else None,
+    )
+    if full is None:
+        return
+    who = (
+        f"{team.name} made {full.used} uploads"
+        if full.limit == "team"
+        else f"You ({user.username if user else ''}) made {full.used} uploads, across all your teams,"
+    )
+    raise SubmissionRefused(
+        status=429,
+        code="quota_exceeded",
+        message=f"{who} in the last 24 hours; the limit is {full.quota} per {full.limit} ({full.setting}): "
+        f"{full.when(closed='uploads are closed')}. Rejected and failed submissions do not count.",
+        details={
+            "limit": full.limit,
+            "used": full.used,
+            "quota": full.quota,
+            "frees_at": full.frees_at.isoformat() if full.frees_at else None,
+        },
+    )
 
 
 def _keep_upload(upload: UploadedFile, target: Path) -> None:

@@ -51,15 +51,6 @@ def submission_validate(*, submission_id: int) -> None:
             queue.finish_after_commit(submission_id=submission_id)
 
 
-def submission_reject(*, submission_id: int, reason: str) -> None:
-    """Refuse a bundle after intake: no runs, no files beyond the row that says why."""
-    with transaction.atomic():
-        Run.objects.filter(submission_id=submission_id).delete()
-        if submission_transition(submission_id=submission_id, to=S.REJECTED, reason=reason):
-            submission = Submission.objects.get(pk=submission_id)
-            transaction.on_commit(lambda: submission_files_delete(submission))
-
-
 def invalid_run_report(run: Run, reason: str) -> dict:
     report = {
         "competition_id": run.competition.slug,

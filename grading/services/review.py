@@ -12,40 +12,31 @@ is a new event: a maintainer may change their mind.
 """
 
 import logging
+from collections.abc import Iterable
 
-from django.conf import settings
 from django.contrib.auth.models import User
-from django.core.mail import send_mail
 from django.db import transaction
 from django.utils import timezone
 
+from grading.checks.comparability import DECISION_WORDS
 from grading.models import Decision, Flag, ReviewEvent, Submission
 from grading.selectors import is_own_entry
 from grading.services.publication import submission_publish_if_ready
 from grading.services.submissions import submission_transition
 from portal.accounts.models import Membership
 from portal.accounts.selectors import is_maintainer
+from portal.accounts.services import team_mail
+from portal.refusals import Refused
 
 logger = logging.getLogger(__name__)
 S = Submission.Status
 DECIDABLE = (S.IN_REVIEW, S.PUBLISHED)
 # Flags that wait for a maintainer; info flags are notes and need no decision.
 OPEN_SEVERITIES = (Flag.Severity.BLOCKING, Flag.Severity.WARNING)
-# Keyed by the decision's value: a Decision is a str, and the forms and the API hand over plain strings.
-DECISION_WORDS: dict[str, str] = {
-    Decision.ACCEPT: "accepted",
-    Decision.NON_COMPARABLE: "marked non-comparable",
-    Decision.REJECT: "rejected",
-    Decision.REQUEST_CHANGES: "asked for changes",
-}
 
 
-class ReviewRefused(Exception):
-    """A decision or answer that cannot be made: status is the HTTP status to answer, code and message the why."""
-
-    def __init__(self, *, status: int, code: str, message: str):
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
+class ReviewRefused(Refused):
+    """A decision or answer that cannot be made."""
 
 
 def _check_decision(*, decision: str, reason: str, actor: User) -> str:
@@ -153,7 +144,7 @@ def _apply_to_entry(*, submission: Submission, decision: str, reason: str, whole
         )
 
 
-def _settle(flags, *, decision: str, reason: str, actor: User) -> None:
+def _settle(flags: Iterable[Flag], *, decision: str, reason: str, actor: User) -> None:
     now = timezone.now()
     Flag.objects.filter(pk__in=[flag.pk for flag in flags]).update(
         decision=decision, resolution=reason, decided_by=actor, decided_at=now
@@ -262,16 +253,13 @@ def review_notify(
     """Email the team a maintainer's decision (console backend by default): what was decided on which flag
     (or on the whole entry, and how many flags that settled), the reason, and which flags are still open."""
     submission = Submission.objects.select_related("team").get(pk=submission_id)
-    recipients = list(submission.team.members.exclude(email="").values_list("email", flat=True))
-    if not recipients:
-        return
     flag = Flag.objects.get(pk=flag_id) if flag_id else None
     summary = decision_summary(submission=submission, decision=decision, flag=flag, settled=settled)
-    what = _flag_words(flag) + " of submission" if flag else "the whole of submission"
+    what = f"Flag {flag.code} ({flag.key}) of submission" if flag else "The whole of submission"
     lines = [
         summary + ".",
         "",
-        f"A maintainer {DECISION_WORDS[decision]} {what} {submission.pk} of {submission.team.name}.",
+        f"{what} {submission.pk} of {submission.team.name}: {DECISION_WORDS[decision]} by a maintainer.",
         f"Reason: {reason}",
         f"The submission is now {submission.get_status_display()}.",
     ]
@@ -285,9 +273,4 @@ def review_notify(
             f"(the Submit page, or the field replaces={submission.pk} of POST /api/v1/submissions/)."
         )
     lines.append(f"You can answer on the submission's page, /submissions/{submission.pk}/.")
-    send_mail(
-        subject=summary,
-        message="\n".join(lines),
-        from_email=settings.DEFAULT_FROM_EMAIL,
-        recipient_list=recipients,
-    )
+    team_mail(team=submission.team, subject=summary, lines=lines)

@@ -3,7 +3,6 @@
 import logging
 import shutil
 import uuid
-from datetime import datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -16,6 +15,8 @@ from grading.models import Submission
 from grading.signals import entry_changed_send, submission_status_changed_send
 from portal.accounts.models import Team
 from portal.private_files import private_folder, private_opener
+from portal.quotas import QUOTA_WINDOW
+from portal.refusals import Refused
 
 logger = logging.getLogger(__name__)
 S = Submission.Status
@@ -38,12 +39,8 @@ class IllegalTransition(Exception):
     pass
 
 
-class SubmissionRefused(Exception):
-    """Refused at intake: status is the HTTP status to answer, code and message go to the client."""
-
-    def __init__(self, *, status: int, code: str, message: str, details: dict | None = None):
-        super().__init__(message)
-        self.status, self.code, self.message, self.details = status, code, message, details or {}
+class SubmissionRefused(Refused):
+    """Refused at intake: a bundle that is not valid, over quota or too large."""
 
 
 def submission_transition(
@@ -68,9 +65,6 @@ def submission_transition(
     return bool(updated)
 
 
-QUOTA_WINDOW = timedelta(days=1)
-
-
 def quota_counted(*, team: Team | None = None, user_id: int | None = None) -> QuerySet[Submission]:
     """The uploads of the last 24 hours that count against a daily quota: the team's, or the user's in any of
     their teams. Rejected and failed ones do not count, nor what a hosted run or an import brought in."""
@@ -88,14 +82,6 @@ def quota_used(*, team: Team) -> int:
     return quota_counted(team=team).count()
 
 
-def quota_frees_at(times: list[datetime], *, quota: int) -> datetime | None:
-    """When one more fits under `quota`, given the times of the (at least `quota`) counted now; None for a
-    quota of 0. Sooner when one of them is rejected or fails."""
-    if quota <= 0:
-        return None
-    return sorted(times)[len(times) - quota] + QUOTA_WINDOW
-
-
 def submission_folder(submission: Submission) -> Path:
     """The submission's own local folder under PRIVATE_ROOT; everything of it on this machine lives below."""
     return Path(settings.PRIVATE_ROOT) / "submissions" / str(submission.pk)
@@ -103,10 +89,6 @@ def submission_folder(submission: Submission) -> Path:
 
 def private_storage_is_remote() -> bool:
     return not isinstance(storages["private"], FileSystemStorage)
-
-
-def archive_name(submission: Submission) -> str:
-    return f"submissions/{submission.pk}/bundle.archive"
 
 
 def submission_bundle_root(submission: Submission) -> Path:
@@ -120,7 +102,7 @@ def submission_bundle_root(submission: Submission) -> Path:
     try:
         archive = scratch / "bundle.archive"
         with (
-            storages["private"].open(archive_name(submission), "rb") as source,
+            storages["private"].open(submission.bundle_name, "rb") as source,
             open(archive, "wb", opener=private_opener) as target,
         ):
             shutil.copyfileobj(source, target, 1 << 20)
@@ -136,5 +118,5 @@ def submission_bundle_root(submission: Submission) -> Path:
 
 def submission_files_delete(submission: Submission) -> None:
     shutil.rmtree(submission_folder(submission), ignore_errors=True)
-    if private_storage_is_remote():
-        storages["private"].delete(archive_name(submission))
+    if private_storage_is_remote() and submission.bundle_name:
+        storages["private"].delete(submission.bundle_name)

@@ -1,9 +1,11 @@
 from datetime import timedelta
+from typing import Any
 
 from django.urls import reverse
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
+from rest_framework.request import Request
 
 from portal.accounts.keys import TOKEN_PREFIX, hash_key, looks_like_key
 from portal.accounts.models import ApiToken
@@ -15,36 +17,64 @@ class ApiKeyRefused(exceptions.AuthenticationFailed):
 
     error_code = "invalid_api_key"
 
-    def __init__(self, request, message: str, *, why: str):
+    def __init__(self, request: Request, message: str, *, why: str) -> None:
         tokens_url = request.build_absolute_uri(reverse("token_list"))
         super().__init__(f"{message} Make a new one at {tokens_url}.")
         self.details = {"reason": why, "tokens_url": tokens_url}
 
 
-def _not_valid(request, why: str, what: str) -> ApiKeyRefused:
+def _not_valid(request: Request, why: str, what: str) -> ApiKeyRefused:
     message = f"This API key is not valid: {what}. Check it was copied whole (it starts with {TOKEN_PREFIX})."
     return ApiKeyRefused(request, message, why=why)
 
 
-class HashedTokenAuthentication(authentication.BaseAuthentication):
-    """`Authorization: Token <key>`, matched by the SHA-256 of the key. request.auth is the ApiToken."""
+class HashedKeyAuthentication(authentication.BaseAuthentication):
+    """`Authorization: <keyword> <key>`, the key matched by its SHA-256 (portal/accounts/keys.py): only the
+    hash is stored. A subclass finds who holds the hash and says how a malformed header is refused."""
+
+    keyword: str
+
+    def authenticate(self, request: Request) -> tuple[Any, Any] | None:
+        parts = authentication.get_authorization_header(request).decode("latin-1").split()
+        if not parts or parts[0] != self.keyword:
+            return None
+        if len(parts) != 2 or not looks_like_key(parts[1]):
+            raise self.malformed(request, parts)
+        return self.authenticate_hash(request, hash_key(parts[1]))
+
+    def malformed(self, request: Request, parts: list[str]) -> exceptions.AuthenticationFailed:
+        raise NotImplementedError
+
+    def authenticate_hash(self, request: Request, key_hash: str) -> tuple[Any, Any]:
+        raise NotImplementedError
+
+    def authenticate_header(self, request: Request) -> str:
+        return self.keyword
+
+
+class HashedKeyScheme(OpenApiAuthenticationExtension):
+    """The OpenAPI description of a HashedKeyAuthentication: a key in the Authorization header."""
+
+    description = ""
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        return {"type": "apiKey", "in": "header", "name": "Authorization", "description": self.description}
+
+
+class HashedTokenAuthentication(HashedKeyAuthentication):
+    """`Authorization: Token <key>`: a team member's API token. request.auth is the ApiToken."""
 
     keyword = "Token"
 
-    def authenticate(self, request):
-        header = authentication.get_authorization_header(request).decode("latin-1")
-        if not header:
-            return None
-        parts = header.split()
-        if parts[0] != self.keyword:
-            return None
+    def malformed(self, request: Request, parts: list[str]) -> exceptions.AuthenticationFailed:
         if len(parts) != 2:
-            raise _not_valid(
+            return _not_valid(
                 request, "malformed", "the header must be 'Authorization: Token <key>', one key with no spaces"
             )
-        if not looks_like_key(parts[1]):
-            raise _not_valid(request, "malformed", f"a key is {TOKEN_PREFIX} and 43 more letters, digits, - or _")
-        token = ApiToken.objects.select_related("user", "team").filter(key_hash=hash_key(parts[1])).first()
+        return _not_valid(request, "malformed", f"a key is {TOKEN_PREFIX} and 43 more letters, digits, - or _")
+
+    def authenticate_hash(self, request: Request, key_hash: str) -> tuple[Any, Any]:
+        token = ApiToken.objects.select_related("user", "team").filter(key_hash=key_hash).first()
         if token is None:
             raise _not_valid(request, "unknown", "this portal never made it (or it belongs to another portal)")
         if token.revoked_at is not None:
@@ -57,18 +87,8 @@ class HashedTokenAuthentication(authentication.BaseAuthentication):
             ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
         return token.user, token
 
-    def authenticate_header(self, request) -> str:
-        return self.keyword
 
-
-class HashedTokenScheme(OpenApiAuthenticationExtension):
+class HashedTokenScheme(HashedKeyScheme):
     target_class = HashedTokenAuthentication
     name = "TokenAuth"
-
-    def get_security_definition(self, auto_schema):
-        return {
-            "type": "apiKey",
-            "in": "header",
-            "name": "Authorization",
-            "description": "`Token <key>`; create keys on the Tokens page or with `manage.py issue_token`.",
-        }
+    description = "`Token <key>`; create keys on the Tokens page or with `manage.py issue_token`."

@@ -143,3 +143,15 @@ def user_ensure(*, username: str, email: str | None = None) -> User:
         user.set_unusable_password()
         user.save(update_fields=["password"])
     return user
+
+
+def team_mail(*, team: Team, subject: str, lines: list[str]) -> None:
+    """Email every member of the team who gave an address (the console backend by default)."""
+    recipients = list(team.members.exclude(email="").values_list("email", flat=True))
+    if recipients:
+        send_mail(
+            subject=subject,
+            message="\n".join(lines),
+            from_email=settings.DEFAULT_FROM_EMAIL,
+            recipient_list=recipients,
+        )

@@ -1,3 +1,4 @@
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -10,7 +11,7 @@ from portal.accounts import selectors, services
 from portal.accounts.forms import InviteForm, TeamCreateForm, TokenCreateForm
 
 
-def _add_errors(form, exc: ValidationError, field: str | None = None) -> None:
+def _add_errors(form: forms.Form, exc: ValidationError, field: str | None = None) -> None:
     for message in exc.messages:
         form.add_error(field, message)
 

@@ -5,11 +5,17 @@ the Django cache (Redis when REDIS_URL is set, so every web process shares them)
 429 in the API's error shape with Retry-After (portal/api/exception_handler.py).
 """
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
+from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
 
 from portal.client_ip import client_ip_key
 from portal.env import parse_rate
+
+if TYPE_CHECKING:  # rest_framework.views imports this module for its settings
+    from rest_framework.views import APIView
 
 
 class _RateFromSettings(SimpleRateThrottle):
@@ -18,10 +24,10 @@ class _RateFromSettings(SimpleRateThrottle):
     def get_rate(self) -> str:
         return getattr(settings, self.rate_setting)
 
-    def parse_rate(self, rate):
+    def parse_rate(self, rate: str | None) -> tuple[int | None, int | None]:
         return parse_rate(rate) if rate else (None, None)
 
-    def get_ident(self, request) -> str:
+    def get_ident(self, request: Request) -> str:
         return client_ip_key(request)
 
 
@@ -29,7 +35,7 @@ class AnonymousRateThrottle(_RateFromSettings):
     scope = "anonymous"
     rate_setting = "API_RATE_ANONYMOUS"
 
-    def get_cache_key(self, request, view) -> str | None:
+    def get_cache_key(self, request: Request, view: "APIView") -> str | None:
         if request.user and request.user.is_authenticated:
             return None
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
@@ -41,7 +47,7 @@ class AccountRateThrottle(_RateFromSettings):
     scope = "account"
     rate_setting = "API_RATE_AUTHENTICATED"
 
-    def get_cache_key(self, request, view) -> str | None:
+    def get_cache_key(self, request: Request, view: "APIView") -> str | None:
         if not (request.user and request.user.is_authenticated):
             return None
         return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
@@ -54,7 +60,7 @@ class UploadRateThrottle(AccountRateThrottle):
     scope = "uploads"
     rate_setting = "API_RATE_UPLOADS"
 
-    def allow_request(self, request, view) -> bool:
+    def allow_request(self, request: Request, view: "APIView") -> bool:
         if request.method != "POST" or getattr(view, "throttle_scope", None) != "uploads":
             return True
         return super().allow_request(request, view)

@@ -205,10 +205,9 @@ def _assemble(run: HostedRun) -> HostedRun:
             with transaction.atomic():
                 submission = submission_create_hosted(team=run.team, user=run.created_by, archive=archive)
                 HostedRun.objects.filter(pk=run.pk).update(submission=submission, status_reason="")
-        except (BundleError, SubmissionRefused) as exc:
-            message = getattr(exc, "message", str(exc))
-            _assembly_failed(run, f"what the runs left is not a valid bundle: {message}")
-            logger.warning("hosted run %s: bundle refused: %s", run.pk, message)
+        except SubmissionRefused as exc:
+            _assembly_failed(run, f"what the runs left is not a valid bundle: {exc.message}")
+            logger.warning("hosted run %s: bundle refused: %s", run.pk, exc.message)
             run.refresh_from_db()
             return run
     hosted_files_delete(hosted_run=run)

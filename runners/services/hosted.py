@@ -2,7 +2,6 @@
 
 import re
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -10,14 +9,15 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from competitions.models import Competition
+from competitions.models import Benchmark, Competition
 from competitions.selectors import current_benchmark
 from grading.bundles.errors import BundleError
 from grading.bundles.manifest import SCHEMA, parse_manifest
 from grading.engine.tiers import SPLITS
 from grading.models import Submission
-from grading.services.submissions import quota_frees_at
 from portal.accounts.models import Team
+from portal.quotas import QUOTA_WINDOW, daily_quota_full
+from portal.refusals import Refused
 from runners import envnames, queue
 from runners.models import HostedRun, HostedTask
 from runners.secrets import env_encrypt
@@ -37,12 +37,11 @@ MAX_ENV_VALUE = 8192
 MAX_SEEDS = 10
 
 
-class HostedRunRefused(Exception):
-    """A request that cannot be run: status is the HTTP status, field the offending input."""
+class HostedRunRefused(Refused):
+    """A request that cannot be run; by default a 400 for an invalid field."""
 
-    def __init__(self, *, status: int = 400, code: str = "invalid", message: str, field: str = ""):
-        super().__init__(message)
-        self.status, self.code, self.message, self.field = status, code, message, field
+    def __init__(self, *, status: int = 400, code: str = "invalid", message: str, field: str = "") -> None:
+        super().__init__(status=status, code=code, message=message, field=field)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -105,7 +104,7 @@ def _validate(request: HostedRunRequest) -> None:
         ) from None
 
 
-def _competitions(request: HostedRunRequest, benchmark) -> list[Competition]:
+def _competitions(request: HostedRunRequest, benchmark: Benchmark) -> list[Competition]:
     in_split = [
         c
         for c in Competition.objects.filter(benchmark=benchmark).select_related("pack").order_by("slug")
@@ -131,35 +130,32 @@ def _competitions(request: HostedRunRequest, benchmark) -> list[Competition]:
     return in_split
 
 
-def _check_quota(team: Team, user) -> None:
+def _check_quota(team: Team, user: User) -> None:
     """The team's daily quota, and the user's across all their teams (three teams do not make three quotas).
     Runs inside the caller's transaction, which holds the team's row lock; the user's is taken here, after it."""
-    counted = HostedRun.objects.filter(created_at__gte=timezone.now() - timedelta(days=1)).exclude(
+    counted = HostedRun.objects.filter(created_at__gte=timezone.now() - QUOTA_WINDOW).exclude(
         status=HostedRun.Status.FAILED
     )
-    limits = [("team", counted.filter(team=team), settings.HOSTED_RUNS_DAILY_QUOTA)]
-    if getattr(user, "pk", None) is not None:
+    has_user = getattr(user, "pk", None) is not None
+    if has_user:
         User.objects.select_for_update().filter(pk=user.pk).first()
-        per_user = settings.HOSTED_RUNS_DAILY_QUOTA_PER_USER
-        per_user = settings.HOSTED_RUNS_DAILY_QUOTA if per_user is None else per_user
-        limits.append(("user", counted.filter(created_by_id=user.pk), per_user))
-    for limit, runs, quota in limits:
-        times = list(runs.values_list("created_at", flat=True))
-        if len(times) < quota:
-            continue
-        frees_at = quota_frees_at(times, quota=quota)
-        who = f"{team.name} asked" if limit == "team" else f"You ({user.username}) asked, across all your teams,"
-        setting = "HOSTED_RUNS_DAILY_QUOTA" if limit == "team" else "HOSTED_RUNS_DAILY_QUOTA_PER_USER"
-        when = f"the next one fits at {frees_at:%Y-%m-%d %H:%M:%S} UTC" if frees_at else "hosted runs are closed"
-        raise HostedRunRefused(
-            status=429,
-            code="quota_exceeded",
-            message=f"{who} for {len(times)} hosted runs in the last 24 hours; the limit is {quota} per {limit} "
-            f"({setting}): {when}. Failed runs do not count.",
-        )
+    full = daily_quota_full(
+        setting="HOSTED_RUNS_DAILY_QUOTA",
+        team_rows=counted.filter(team=team),
+        user_rows=counted.filter(created_by_id=user.pk) if has_user else None,
+    )
+    if full is None:
+        return
+    who = f"{team.name} asked" if full.limit == "team" else f"You ({user.username}) asked, across all your teams,"
+    raise HostedRunRefused(
+        status=429,
+        code="quota_exceeded",
+        message=f"{who} for {full.used} hosted runs in the last 24 hours; the limit is {full.quota} per {full.limit} "
+        f"({full.setting}): {full.when(closed='hosted runs are closed')}. Failed runs do not count.",
+    )
 
 
-def hosted_run_create(*, team: Team, user, request: HostedRunRequest) -> HostedRun:
+def hosted_run_create(*, team: Team, user: User, request: HostedRunRequest) -> HostedRun:
     """Record the request and queue one task per (competition, seed). Refused requests leave nothing."""
     _validate(request)
     benchmark = current_benchmark()
@@ -296,7 +292,7 @@ def hosted_run_graded(*, hosted_run_id: int) -> bool:
 def submission_status_changed_receiver(*, submission_id: int, status: str, **_: Any) -> None:
     """Grading says a submission moved (grading.signals): the hosted run it came from is done once it is final.
     In the transaction of the move, so the two commit together; the watchdog's pass is only a safety net."""
-    if status not in Submission.FINAL_STATUSES:
+    if status not in Submission.SETTLED_STATUSES:
         return
     for hosted_run_id in HostedRun.objects.filter(
         submission_id=submission_id, status=HostedRun.Status.GRADING

@@ -12,7 +12,7 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from competitions.models import CompetitionPack
 from grading.models import Submission
 from grading.services.grade_file import FormatCheckFailed, format_check_isolated
 from portal.accounts.keys import hash_key, new_key
+from portal.refusals import Refused
 from runners import queue
 from runners.capability import capability_matches
 from runners.models import FormatCheck, GpuWorker, HostedRun, HostedTask
@@ -50,12 +51,8 @@ OUTPUT_TAIL_CHARS = 8000
 OUTPUT_TAIL_LIMIT = 65536  # the most a worker may send (as in a heartbeat); OUTPUT_TAIL_CHARS of it are kept
 
 
-class WorkerRefused(Exception):
-    """A worker's call that cannot be honoured; status and code go to the worker (409: skip this task)."""
-
-    def __init__(self, *, status: int, code: str, message: str, field: str = ""):
-        super().__init__(message)
-        self.status, self.code, self.message, self.field = status, code, message, field
+class WorkerRefused(Refused):
+    """A worker's call that cannot be honoured (409: skip this task)."""
 
 
 def _invalid(field: str, message: str) -> WorkerRefused:
@@ -404,7 +401,7 @@ def public_data_open(*, slug: str) -> tuple[File, str, int]:
     return storages["private"].open(pack.public_archive_path, "rb"), pack.public_sha256, pack.public_bytes
 
 
-def _lost(task: HostedTask, *, now, why: str) -> int:
+def _lost(task: HostedTask, *, now: datetime, why: str) -> int:
     """A running task its worker lost: queued again as a new attempt (with a fresh capability), or failed
     after HOSTED_MAX_ATTEMPTS. 1 when this call changed it."""
     this_attempt = HostedTask.objects.filter(pk=task.pk, attempt=task.attempt)
@@ -432,7 +429,7 @@ def _lost(task: HostedTask, *, now, why: str) -> int:
     return changed
 
 
-def hosted_watchdog(*, now=None) -> dict[str, int]:
+def hosted_watchdog(*, now: datetime | None = None) -> dict[str, int]:
     """The server ends what its workers do not: a task running past its time limit plus
     HOSTED_OVERTIME_GRACE_SECONDS fails; a task whose worker stopped beating, or beats on without listing it,
     for HOSTED_WORKER_LOST_SECONDS goes back to the queue (a new attempt) or fails after HOSTED_MAX_ATTEMPTS;
@@ -496,7 +493,7 @@ def hosted_watchdog(*, now=None) -> dict[str, int]:
         hosted_run_progress(hosted_run_id=run_id)
     counts["reasons"] = queued_reasons_refresh()  # a worker revoked or gone from the table: queued tasks say so
     for run_id in HostedRun.objects.filter(
-        status=HostedRun.Status.GRADING, submission__status__in=Submission.FINAL_STATUSES
+        status=HostedRun.Status.GRADING, submission__status__in=Submission.SETTLED_STATUSES
     ).values_list("pk", flat=True):
         hosted_run_graded(hosted_run_id=run_id)
         counts["done"] += 1

@@ -69,7 +69,9 @@ class PortalClient:
         ours, theirs = urlsplit(self.portal_url), urlsplit(url)
         return (ours.scheme, ours.netloc) == (theirs.scheme, theirs.netloc)
 
-    def _request(self, method: str, url: str, *, send: Callable[[], dict[str, Any]] | None = None, **kwargs: Any):
+    def _request(
+        self, method: str, url: str, *, send: Callable[[], dict[str, Any]] | None = None, **kwargs: Any
+    ) -> requests.Response:
         """One call with bounded retries; send() builds fresh keyword arguments per try (files are re-opened)."""
         headers = {"Authorization": f"Worker {self._token}"} if self._is_portal(url) else {}
         last_error = ""

@@ -51,7 +51,8 @@ def test_accepting_the_only_blocking_flag_publishes_the_entry(
         "Only the validation score was printed.",
     )
     assert len(mailoutbox) == 1 and mailoutbox[0].to == ["alice@example.org"]
-    assert "accepted flag test_set_feedback" in mailoutbox[0].body and "validation score" in mailoutbox[0].body
+    assert f"Flag test_set_feedback ({flag.key}) of submission" in mailoutbox[0].body
+    assert "accepted by a maintainer" in mailoutbox[0].body and "validation score" in mailoutbox[0].body
 
 
 def test_a_decision_needs_a_reason(entry, maintainer):
@@ -122,7 +123,8 @@ def test_an_entry_decision_settles_every_waiting_flag(
     }
     event = ReviewEvent.objects.get(kind="decision")
     assert event.flag is None and event.decision == "non_comparable"
-    assert "marked non-comparable the whole of submission" in mailoutbox[0].body
+    assert "The whole of submission" in mailoutbox[0].body
+    assert "marked non-comparable by a maintainer" in mailoutbox[0].body
 
 
 def test_rejecting_a_flag_rejects_the_entry(entry, maintainer):

@@ -4,6 +4,7 @@ unpacked bundle fetches it back. S3 itself cannot run here; moto's S3 server on 
 import shutil
 import uuid
 from io import StringIO
+from pathlib import Path
 
 import boto3
 import pytest
@@ -72,7 +73,7 @@ def test_answers_and_bundles_live_in_s3_and_a_worker_without_the_files_fetches_t
         response = alice_api.post("/api/v1/submissions/", {"bundle": handle}, format="multipart")
     assert response.status_code == 202, response.content
     submission = Submission.objects.get(pk=response.json()["id"])
-    assert f"private/submissions/{submission.pk}/bundle.archive" in _keys(s3)
+    assert f"private/{submission.bundle_name}" in _keys(s3)
 
     # Starting the pipeline reads no file: intake did. Another machine's worker has none of the files:
     # it fetches the archive and unpacks it again.
@@ -89,7 +90,7 @@ def test_answers_and_bundles_live_in_s3_and_a_worker_without_the_files_fetches_t
     assert run.score == pytest.approx(0.22314, abs=1e-5)
 
 
-def test_a_rejected_submission_leaves_nothing_in_s3(s3, db, alice, tmp_path, django_capture_on_commit_callbacks):
+def test_a_failed_submission_leaves_nothing_in_s3(s3, db, alice, tmp_path, django_capture_on_commit_callbacks):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     from competitions.services import competitions_load
@@ -102,5 +103,75 @@ def test_a_rejected_submission_leaves_nothing_in_s3(s3, db, alice, tmp_path, dja
     )
     assert _keys(s3)
     with django_capture_on_commit_callbacks(execute=True):
-        pipeline.submission_reject(submission_id=submission.pk, reason="test")
+        pipeline.submission_fail(submission_id=submission.pk, reason="test")
     assert _keys(s3) == [] and not submission_folder(submission).exists()
+
+
+def _upload(alice, tmp_path):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from competitions.services import competitions_load
+    from grading.services.intake import submission_create
+
+    competitions_load()
+    bundle = bundle_with(tmp_path, files={f"{RUN}/submission/submission.csv": b"id,EAP,HPL,MWS\n"})
+    return submission_create(
+        team=alice.teams.get(), user=alice, upload=SimpleUploadedFile("b.tar.gz", bundle.read_bytes())
+    )
+
+
+def _incoming(settings) -> list[Path]:
+    return list((Path(settings.PRIVATE_ROOT) / "submissions").glob("*"))
+
+
+def test_the_archive_is_stored_before_the_transaction_that_locks_the_team(s3, db, alice, tmp_path, monkeypatch):
+    from django.core.files.storage import storages
+    from django.db import connection
+
+    storage = storages["private"]
+    outside = len(connection.atomic_blocks)  # the test's own transaction
+    depths = []
+    save = storage.save
+
+    def save_noting_the_depth(*args, **kwargs):
+        depths.append(len(connection.atomic_blocks))
+        return save(*args, **kwargs)
+
+    monkeypatch.setattr(storage, "save", save_noting_the_depth)
+    submission = _upload(alice, tmp_path)
+    assert depths == [outside]
+    assert _keys(s3) == [f"private/{submission.bundle_name}"]
+
+
+def test_a_failure_after_the_store_removes_the_stored_archive_and_writes_no_row(
+    s3, db, alice, tmp_path, monkeypatch, settings
+):
+    from grading.services import intake
+
+    def fails(**kwargs):
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(intake.scheduling, "runs_rank", fails)
+    with pytest.raises(RuntimeError):
+        _upload(alice, tmp_path)
+    assert _keys(s3) == [] and not Submission.objects.exists() and _incoming(settings) == []
+
+
+def test_a_failed_store_writes_no_row_and_leaves_no_file(s3, db, alice, tmp_path, monkeypatch, settings):
+    from django.core.files.storage import storages
+
+    def fails(*args, **kwargs):
+        raise OSError("the store is down")
+
+    monkeypatch.setattr(storages["private"], "save", fails)
+    with pytest.raises(OSError):
+        _upload(alice, tmp_path)
+    assert _keys(s3) == [] and not Submission.objects.exists() and _incoming(settings) == []
+
+
+def test_a_stored_archive_that_a_row_names_is_never_removed(s3, db, alice, tmp_path):
+    from grading.services.intake import _delete_unclaimed
+
+    submission = _upload(alice, tmp_path)
+    _delete_unclaimed(submission.bundle_name)
+    assert _keys(s3) == [f"private/{submission.bundle_name}"]

@@ -120,7 +120,7 @@ def test_the_deadline_stops_a_runaway_agent_and_the_run_is_timed_out(
     # What it left (no submission) still becomes an entry: one run that made no submission.
     submission = wait_until(lambda: HostedRun.objects.get(pk=run.pk).submission, "the submission", logs=worker.output)
     wait_until(
-        lambda: Submission.objects.get(pk=submission.pk).status in Submission.FINAL_STATUSES, "graded", timeout=120
+        lambda: Submission.objects.get(pk=submission.pk).status in Submission.SETTLED_STATUSES, "graded", timeout=120
     )
     assert not Submission.objects.get(pk=submission.pk).runs.get().valid_submission
 

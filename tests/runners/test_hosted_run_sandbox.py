@@ -135,7 +135,7 @@ def test_a_hostile_agent_reads_writes_and_reaches_nothing_and_its_run_is_still_g
     def graded() -> Submission | None:
         run.refresh_from_db()
         assert run.status != HostedRun.Status.FAILED, f"{run.status_reason}\n{worker.output()[-4000:]}"
-        done = run.submission and run.submission.status in Submission.FINAL_STATUSES
+        done = run.submission and run.submission.status in Submission.SETTLED_STATUSES
         return run.submission if done else None
 
     submission = wait_until(graded, "the hostile run graded", timeout=180, logs=worker.output)

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,7 +93,7 @@ def alaska_ids(rng: np.random.Generator, n: int) -> np.ndarray:
     return np.char.add(np.char.zfill(np.arange(1, n + 1).astype(str), 4), ".jpg")
 
 
-def whole_groups(size: int):
+def whole_groups(size: int) -> Callable[[int], int]:
     """Round a row count up to whole groups of ``size`` rows (8 per study, 2 per patient)."""
     return lambda n: size * max(1, -(-n // size))
 

@@ -6,6 +6,7 @@ Float columns are rounded to at most 10 decimals, so the fast CSV writer reprodu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -252,7 +253,7 @@ COVID_LENGTH, COVID_SCORED = 107, 68
 COVID_TARGETS = ("reactivity", "deg_Mg_pH10", "deg_pH10", "deg_Mg_50C", "deg_50C")
 
 
-def whole_units(size: int):
+def whole_units(size: int) -> Callable[[int], int]:
     return lambda n: size * max(1, -(-n // size))
 
 

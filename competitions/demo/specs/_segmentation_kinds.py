@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import string
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -96,10 +96,10 @@ def rle_texts(runs: Runs, *, empty: object) -> np.ndarray:
     return out
 
 
-def _ellipses(mask, slow, fast, a, b, angle, slow_len, fast_len) -> Ellipses:
+def _ellipses(mask: Any, slow: Any, fast: Any, a: Any, b: Any, angle: Any, slow_len: Any, fast_len: Any) -> Ellipses:
     size = len(np.atleast_1d(mask))
 
-    def full(value, dtype=np.float64):
+    def full(value: Any, dtype: type = np.float64) -> np.ndarray:
         return np.broadcast_to(np.asarray(value, dtype=dtype), (size,)).copy()
 
     return Ellipses(
@@ -192,7 +192,9 @@ class RleMasks:
         return values
 
 
-def _false_blobs(rng: np.random.Generator, masks: np.ndarray, line: np.ndarray, sizes: np.ndarray):
+def _false_blobs(
+    rng: np.random.Generator, masks: np.ndarray, line: np.ndarray, sizes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A small rectangle (2-6 lines of 2-10 pixels) somewhere in each of ``masks``."""
     count = len(masks)
     lines, length = rng.integers(2, 7, size=count), rng.integers(2, 11, size=count)

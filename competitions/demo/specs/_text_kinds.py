@@ -49,7 +49,7 @@ def _seeds(rng: np.random.Generator, n: int) -> list[int]:
     return rng.integers(0, 2**62, size=n).tolist()
 
 
-def _words(rng: np.random.Generator, n: int, vocab: tuple[str, ...], weights=None) -> np.ndarray:
+def _words(rng: np.random.Generator, n: int, vocab: tuple[str, ...], weights: np.ndarray | None = None) -> np.ndarray:
     p = None if weights is None else np.asarray(weights) / np.sum(weights)
     return np.asarray(vocab, dtype=object)[rng.choice(len(vocab), size=n, p=p)]
 

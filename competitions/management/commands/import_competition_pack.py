@@ -1,6 +1,7 @@
 from pathlib import Path
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from competitions.pack_services import pack_import
 from competitions.packs import PackError
@@ -14,10 +15,10 @@ class Command(BaseCommand):
         "the leaderboard now in force."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("path", type=Path)
 
-    def handle(self, *args, path, **options):
+    def handle(self, *args: Any, path: Path, **options: Any) -> None:
         try:
             imported = pack_import(path=path)
         except PackError as exc:

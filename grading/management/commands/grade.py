@@ -1,7 +1,8 @@
 import json
 from pathlib import Path
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.http import Http404
 
 from competitions.selectors import NotGradable, competition_get
@@ -11,12 +12,12 @@ from grading.services.grade_file import grade_file
 class Command(BaseCommand):
     help = "Grade one submission file and print the competition report in MLE-bench's JSON format."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--competition", required=True, help="Competition id, e.g. spooky-author-identification")
         parser.add_argument("submission", type=Path, help="Path to submission.csv")
         parser.add_argument("--with-reason", action="store_true", help="Add 'reason' (why a submission is invalid)")
 
-    def handle(self, *args, competition, submission, with_reason, **options):
+    def handle(self, *args: Any, competition: str, submission: Path, with_reason: bool, **options: Any) -> None:
         try:
             competition_obj = competition_get(slug=competition)
             report = grade_file(competition=competition_obj, submission_path=submission)

@@ -1,6 +1,7 @@
 from pathlib import Path
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from grading.engine.aggregation import format_mean_sem
 from grading.services.mlebench_import import ImportRefused, mlebench_import
@@ -13,7 +14,7 @@ class Command(BaseCommand):
         "Running it twice changes nothing."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("path", type=Path, help="The MLE-bench checkout (the folder that holds runs/)")
         parser.add_argument(
             "--entries",
@@ -23,7 +24,7 @@ class Command(BaseCommand):
             "(llms separated by ';', date YYYY-MM-DD)",
         )
 
-    def handle(self, *args, path, entries, **options):
+    def handle(self, *args: Any, path: Path, entries: Path, **options: Any) -> None:
         try:
             results = mlebench_import(checkout=path, entries=entries)
         except ImportRefused as exc:

@@ -1,4 +1,6 @@
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from grading.services.regrade import submission_regrade, submissions_regrade_all
 
@@ -6,11 +8,11 @@ from grading.services.regrade import submission_regrade, submissions_regrade_all
 class Command(BaseCommand):
     help = "Re-grade submissions (after a grader fix or a new benchmark version): given ids, or --all."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("ids", nargs="*", type=int)
         parser.add_argument("--all", action="store_true")
 
-    def handle(self, *args, ids, all, **options):
+    def handle(self, *args: Any, ids: list[int], all: bool, **options: Any) -> None:
         if all == bool(ids):
             raise CommandError("Give submission ids or --all (not both).")
         if all:

@@ -1,5 +1,6 @@
 import logging
 import secrets
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -29,7 +30,7 @@ class Command(BaseCommand):
         "and demo entries (PORTAL_DEMO_ENTRIES=0: none)."
     )
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         credentials = settings.DATA_DIR / "demo-account.txt"
         User = get_user_model()
         with transaction.atomic():

@@ -1,5 +1,7 @@
+from typing import Any
+
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from portal.accounts import services
@@ -9,14 +11,16 @@ from portal.accounts.models import Membership, Team
 class Command(BaseCommand):
     help = "Create (when missing) a user and a team, and print a new API token for them on the last line."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--username", required=True)
         parser.add_argument("--team", required=True, help="Team name; created with the user as owner when missing")
         parser.add_argument("--email", help="Email of a new user (default USERNAME@localhost)")
         parser.add_argument("--maintainer", action="store_true", help="Also grant the maintainer role")
         parser.add_argument("--name", default="issued", help="Token name")
 
-    def handle(self, *args, username, team, email, maintainer, name, **options):
+    def handle(
+        self, *args: Any, username: str, team: str, email: str | None, maintainer: bool, name: str, **options: Any
+    ) -> None:
         try:
             with transaction.atomic():
                 user = services.user_ensure(username=username, email=email)

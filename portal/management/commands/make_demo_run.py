@@ -1,6 +1,7 @@
 from pathlib import Path
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from competitions.demo.catalog import split_ids
 from competitions.demo.runs import write_run_group
@@ -14,7 +15,7 @@ class Command(BaseCommand):
         "synthetic packs, ready for the client's make-bundle: the 'try it in two minutes' recipe of the README."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--out", required=True, type=Path, help="folder to write the run group into")
         parser.add_argument(
             "--quality",
@@ -27,7 +28,9 @@ class Command(BaseCommand):
         parser.add_argument("--first-seed", type=int, default=0, help="the agent's first seed (default 0)")
         parser.add_argument("--style", default="starter", choices=sorted(STYLES), help="the code the runs leave")
 
-    def handle(self, *args, out, quality, seeds, first_seed, style, **options):
+    def handle(
+        self, *args: Any, out: Path, quality: float, seeds: int, first_seed: int, style: str, **options: Any
+    ) -> None:
         if not 0 <= quality <= 1:
             raise CommandError(f"--quality {quality}: use a share between 0 and 1")
         if not 1 <= seeds <= 20:

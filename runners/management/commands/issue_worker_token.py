@@ -1,6 +1,7 @@
 import re
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from runners.services.workers import worker_token_issue
 
@@ -13,10 +14,10 @@ class Command(BaseCommand):
         "alone on the last line. The worker sends it as 'Authorization: Worker <token>' (PORTAL_WORKER_TOKEN)."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--name", required=True, help="The worker machine's name, e.g. gpu-box-1")
 
-    def handle(self, *args, name, **options):
+    def handle(self, *args: Any, name: str, **options: Any) -> None:
         if not NAME.fullmatch(name):
             raise CommandError(f"--name {name!r}: letters, digits, '.', '_' and '-', at most 100 characters")
         worker, key = worker_token_issue(name=name)
