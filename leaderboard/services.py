@@ -151,11 +151,13 @@ def entry_refresh(*, submission_id: int) -> Entry | None:
         Entry.objects.filter(submission_id=submission_id).delete()
         return None
     manifest = _manifest(submission)
-    # Only what the aggregation counts: a competition row holds its whole Kaggle leaderboard as JSON.
+    # Only what the aggregation counts: a competition row holds its whole Kaggle leaderboard as JSON, and a run
+    # counts one of its two reports (run_outcome).
+    report = "claimed" if submission.report_only else "regraded"
     runs = list(
         Run.objects.filter(submission=submission)
         .select_related("competition")
-        .only("seed", "claimed", "regraded", "submission_sha256", "competition__slug")
+        .only("seed", report, "submission_sha256", "competition__slug")
     )
     flags = list(Flag.objects.filter(submission=submission))
     leaky = set(
