@@ -230,18 +230,16 @@ def _headline_position() -> Case:
 
 def _rows(query: BoardQuery) -> QuerySet[BoardRow]:
     # An entry leaves the board when its refresh runs; until then the status keeps an unpublished one out.
-    rows = BoardRow.objects.filter(
-        excluding_leaky=query.excluding_leaky, entry__submission__status=Submission.Status.PUBLISHED
-    ).select_related("entry")
+    rows = (
+        BoardRow.objects.filter(
+            excluding_leaky=query.excluding_leaky, entry__submission__status=Submission.Status.PUBLISHED
+        )
+        .select_related("entry")
+        .defer("entry__tiers", "per_seed")  # what a row shows of them is in its own `shown`
+    )
     if query.tier == OVERVIEW:
         # Each entry's row of its headline tier: the first of HEADLINE_ORDER it was measured on.
-        headline = (
-            BoardRow.objects.filter(entry=OuterRef("entry"), excluding_leaky=query.excluding_leaky)
-            .annotate(position=_headline_position())
-            .order_by("position")
-            .values("tier")[:1]
-        )
-        rows = rows.filter(tier=Subquery(headline)).annotate(headline_position=_headline_position())
+        rows = rows.filter(headline=True).annotate(headline_position=_headline_position())
     else:
         rows = rows.filter(tier=query.tier)
     if query.board != "all":
@@ -300,14 +298,14 @@ def _ranks_text(ranks: list[int]) -> str:
     return ", ".join(f"#{r[0]}" if len(r) == 1 else f"#{r[0]}–{r[-1]}" for r in runs)
 
 
-def _cell(variants: dict | None) -> dict | None:
-    if not variants or not variants.get("uses"):
+def _cell(shown: dict | None) -> dict | None:
+    if not shown:
         return None
-    agg = variants[variants["uses"]]
+    agg = shown["agg"]
     return {
         "text": format_mean_sem(agg),
         "seeds": agg["seeds"],
-        "padded": variants["uses"] == "padded",
+        "padded": shown["uses"] == "padded",
         "mean": agg["any_medal"]["mean"],
         "sem": agg["any_medal"]["sem"],
     }
@@ -315,8 +313,7 @@ def _cell(variants: dict | None) -> dict | None:
 
 def _view(row: BoardRow, query: BoardQuery) -> dict:
     entry = row.entry
-    variant = "excluding_leaky" if query.excluding_leaky else "all"
-    tiers = {tier: (entry.tiers.get(tier) or {}).get(variant) for tier in TIERS}
+    tiers = {tier: row.shown.get(tier) for tier in TIERS}  # the row's variant is the query's
     return {
         "entry_id": entry.pk,
         "submission_id": entry.submission_id,
@@ -352,9 +349,9 @@ def _view(row: BoardRow, query: BoardQuery) -> dict:
         "any_medal": {"mean": row.any_medal_mean, "sem": row.any_medal_sem},
         "cells": {tier: _cell(v) for tier, v in tiers.items()},
         "tiers": {
-            tier: {**v[v["uses"]], "padded": v["uses"] == "padded", "uses": v["uses"]}
-            for tier, v in tiers.items()
-            if v and v.get("uses")
+            tier: {**shown["agg"], "padded": shown["uses"] == "padded", "uses": shown["uses"]}
+            for tier, shown in tiers.items()
+            if shown
         },
         "footnotes": entry.footnotes,
         "url": reverse("leaderboard_entry", args=[entry.pk]),

@@ -27,6 +27,7 @@ from grading.services.finish import run_outcome, tier_members
 from leaderboard import footnotes
 from leaderboard.models import BoardRow, BoardState, Entry
 from leaderboard.ranking import tab_ranks
+from leaderboard.selectors import HEADLINE_ORDER
 
 logger = logging.getLogger(__name__)
 # The footnotes' rules live in leaderboard/footnotes.py; these names stay importable from here.
@@ -224,9 +225,20 @@ def entry_refresh(*, submission_id: int) -> Entry | None:
                     per_seed=variant["per_seed"],
                 )
             )
+    for excluding in (False, True):
+        variant_rows = [row for row in rows if row.excluding_leaky == excluding]
+        name = "excluding_leaky" if excluding else "all"
+        shown = {
+            tier: {"uses": variants[name]["uses"], "agg": variants[name][variants[name]["uses"]]}
+            for tier, variants in figures.items()
+            if variants[name]["uses"]
+        }
+        first = min((row.tier for row in variant_rows), key=HEADLINE_ORDER.index, default=None)
+        for row in variant_rows:
+            row.shown, row.headline = shown, row.tier == first
     # One upsert for the entry's rows. A comparable row keeps its rank until the ranks are refreshed; a
     # non-comparable one has none.
-    updated = ["board", "uses", "seeds", "any_medal_mean", "any_medal_sem", "per_seed"]
+    updated = ["board", "uses", "seeds", "any_medal_mean", "any_medal_sem", "per_seed", "headline", "shown"]
     if board != Entry.Board.COMPARABLE:
         updated += ["rank", "rank_low", "rank_high", "tied_with"]
     BoardRow.objects.bulk_create(
