@@ -2,8 +2,14 @@
 with a few significant digits, and the medal a score earned in words."""
 
 import math
+from functools import lru_cache
 
 from django import template
+from django.template.defaultfilters import floatformat
+from django.urls import reverse
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
 
 register = template.Library()
 
@@ -57,3 +63,41 @@ def score(value: object) -> str:
 @register.filter
 def medal_words(medal: str) -> str:
     return MEDAL_WORDS.get(medal, medal.replace("_", " "))
+
+
+# The text alternatives of the board's plots have a row per entry of the board (thousands of cells): made here
+# rather than by the template's loops, which took most of a first render, with the same filters and escaping.
+
+
+@lru_cache(maxsize=8192)
+def _one_decimal(value: float, language: str | None) -> str:
+    return floatformat(value, 1)  # the language is part of the key: the decimal mark is the active locale's
+
+
+@register.simple_tag
+def over_time_rows(points: list[dict]) -> SafeString:
+    """The over-time plot's table rows: agent, date, any-medal %, SEM, board."""
+    language = get_language()
+    return mark_safe(
+        "".join(
+            f"<tr><td>{escape(p['agent'])}</td><td>{escape(p['date'])}</td>"
+            f"<td>{_one_decimal(p['mean'], language)}</td><td>{_one_decimal(p['sem'], language)}</td>"
+            f"<td>{'comparable' if p['comparable'] else 'non-comparable'}</td></tr>"
+            for p in points
+        )
+    )
+
+
+@register.simple_tag
+def heatmap_rows(rows: list[tuple[str, list[float | None]]]) -> SafeString:
+    """The medal heatmap's table rows: the competition (a link to its results), then each entry's medal share as a
+    whole percentage ({% widthratio share 1 100 %} %), or a dash where the entry has no run of it."""
+    return mark_safe(
+        "".join(
+            f'<tr><td><a href="{escape(reverse("leaderboard_competition", args=[competition]))}">{escape(competition)}'
+            "</a></td>"
+            + "".join("<td>—</td>" if share is None else f"<td>{round(float(share) * 100)} %</td>" for share in shares)
+            + "</tr>"
+            for competition, shares in rows
+        )
+    )
