@@ -10,7 +10,9 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.core.cache import cache
-from django.db.models import Case, Count, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
+from django.db.models import Case, Count, F, IntegerField, JSONField, OuterRef, Q, QuerySet, Subquery, Value, When
+from django.db.models.fields.json import KeyTransform
+from django.db.models.functions import JSONObject
 from django.urls import reverse
 
 from competitions.models import Competition, KnownIssue
@@ -639,6 +641,18 @@ def entry_ranks(entry: Entry) -> dict[str, BoardRow]:
     return {row.tier: row for row in entry.rows.filter(excluding_leaky=False)}
 
 
+# What a competition page reads of a run's report: its score and what _medal looks at.
+_SHOWN_KEYS = (
+    "score",
+    "gold_medal",
+    "silver_medal",
+    "bronze_medal",
+    "above_median",
+    "valid_submission",
+    "submission_exists",
+)
+
+
 def competition_results(*, slug: str) -> tuple[Competition, list[dict]]:
     """Every published entry's runs on one competition, best medal first, against its thresholds."""
     from django.http import Http404
@@ -646,8 +660,15 @@ def competition_results(*, slug: str) -> tuple[Competition, list[dict]]:
     competition = Competition.objects.filter(slug=slug).order_by("-benchmark_id").first()
     if competition is None:
         raise Http404(f"No competition {slug!r}.")
-    # Plain rows for the runs, and each entry once with only what the page shows of it (not the submission's
-    # manifest or the entry's figures).
+    # Plain rows for the runs, each with what the page shows of the one report its entry shows (the claim of a
+    # self-reported entry, else the re-grade), and each entry once with only what the page shows of it (not the
+    # submission's manifest or the entry's figures).
+    report = Case(
+        When(submission__board_entry__verified=Entry.Verified.SELF_REPORTED, then=F("claimed")),
+        default=F("regraded"),
+        output_field=JSONField(),
+    )
+    shown = JSONObject(**{key: KeyTransform(key, report) for key in _SHOWN_KEYS})
     runs = list(
         Run.objects.filter(
             competition=competition,
@@ -655,15 +676,15 @@ def competition_results(*, slug: str) -> tuple[Competition, list[dict]]:
             submission__board_entry__isnull=False,
         )
         .order_by("submission_id", "seed")
-        .values_list("submission__board_entry", "seed", "claimed", "regraded")
+        .values_list("submission__board_entry", "seed", shown)
     )
     entries = Entry.objects.only("agent", "team", "board", "verified").in_bulk({run[0] for run in runs})
     by_entry: dict[int, dict] = {}
-    for entry_id, seed, claimed, regraded in runs:
+    for entry_id, seed, shown_report in runs:
         entry = entries.get(entry_id)
         if entry is None:  # removed since the first query
             continue
-        report = (claimed if entry.verified == Entry.Verified.SELF_REPORTED else regraded) or {}
+        report = shown_report or {}
         row = by_entry.setdefault(entry.pk, {"entry": entry, "seeds": []})
         row["seeds"].append({"seed": seed, "score": report.get("score"), "medal": _medal(report)})
     order = {"gold": 0, "silver": 1, "bronze": 2, "above_median": 3, "valid": 4, "invalid": 5, "none": 6}
