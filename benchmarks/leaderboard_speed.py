@@ -378,9 +378,9 @@ def fill_board(entries: int, *, seed: int = 7) -> dict:
     return counts
 
 
-def regrade(submission_id: int, *, medal: bool) -> None:
-    """What a re-grade that changes one run's medal leaves for the board: the run's report and the submission's
-    tier aggregates (as the checking step stores them). Untimed; the board's refresh is what is measured."""
+def regrade(submission_id: int) -> None:
+    """What a re-grade that moves one run's medal (gold, or none) leaves for the board: the run's report and the
+    submission's tier aggregates (as the checking step stores them). Untimed; the board's refresh is measured."""
     from grading.engine.aggregation import aggregate
     from grading.engine.tiers import tiers_of_split
     from grading.models import Run, Submission, TierAggregate
@@ -391,6 +391,7 @@ def regrade(submission_id: int, *, medal: bool) -> None:
         Run.objects.filter(submission=submission).select_related("competition").order_by("competition__slug", "seed")
     )
     run = runs[0]
+    medal = not run.any_medal
     run.regraded = {**run.regraded, "gold_medal": medal, "silver_medal": False, "bronze_medal": False}
     run.regraded["any_medal"] = run.any_medal = medal
     run.save(update_fields=["regraded", "any_medal"])
@@ -426,9 +427,9 @@ def refresh_times(entries: int) -> dict:
     one = Entry.objects.filter(board="comparable").order_by("pk").values_list("submission_id", flat=True)[5]
     for label, change in (("changed", True), ("unchanged", False)):
         times = []
-        for attempt in range(3):
+        for _ in range(3):
             if change:
-                regrade(one, medal=attempt % 2 == 0)
+                regrade(one)
             started = time.perf_counter()
             services.board_refresh(submission_ids=[one])
             times.append(time.perf_counter() - started)
