@@ -392,7 +392,7 @@ def regrade(submission_id: int) -> None:
     )
     run = runs[0]
     medal = not run.any_medal
-    run.regraded = {**run.regraded, "gold_medal": medal, "silver_medal": False, "bronze_medal": False}
+    run.regraded = {**(run.regraded or {}), "gold_medal": medal, "silver_medal": False, "bronze_medal": False}
     run.regraded["any_medal"] = run.any_medal = medal
     run.save(update_fields=["regraded", "any_medal"])
     members = tier_members(benchmark_id=submission.benchmark_id, tiers=tiers_of_split("split75"))
@@ -1085,7 +1085,7 @@ def growth(results: list[dict]) -> None:
     sizes = [r["entries"] for r in results]
     print("\ngrowth (one column per board size; p95 ms unless said):")
     print(f"  {'figure':58}" + "".join(f"{size:>10}" for size in sizes))
-    lines = [
+    lines: list[tuple[str, Callable[[dict], str]]] = [
         ("comparable rows (8 tabs)", lambda r: f"{r['comparable_rows']}"),
         ("fill (s)", lambda r: f"{r['fill']:.0f}" if "fill" in r else "—"),
         ("board_rebuild() (s)", lambda r: f"{r['rebuild']:.1f}" if r["rebuild"] is not None else "—"),
@@ -1094,9 +1094,12 @@ def growth(results: list[dict]) -> None:
         ("board_refresh() of one entry, unchanged (ms)", lambda r: f"{r['refresh_unchanged'] * 1000:.0f}"),
         ("refresh task's warming (ms)", lambda r: f"{r['warm'] * 1000:.0f}"),
     ]
+
+    def p95(index: int) -> Callable[[dict], str]:
+        return lambda r: f"{r['server'][index]['p95']:.0f}"
+
     for index, row in enumerate(results[0]["server"]):
-        name = f"{row['kind']} ({row['label']})"
-        lines.append((name, lambda r, i=index: f"{r['server'][i]['p95']:.0f}"))
+        lines.append((f"{row['kind']} ({row['label']})", p95(index)))
     lines.append(("API requests/s under load", lambda r: f"{r['load']['rps']:.0f}" if "load" in r else "—"))
     for name, value in lines:
         print(f"  {name[:58]:58}" + "".join(f"{value(r):>10}" for r in results))

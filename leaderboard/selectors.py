@@ -668,12 +668,12 @@ def competition_results(*, slug: str) -> tuple[Competition, list[dict]]:
     # Plain rows for the runs, each with what the page shows of the one report its entry shows (the claim of a
     # self-reported entry, else the re-grade), and each entry once with only what the page shows of it (not the
     # submission's manifest or the entry's figures).
-    report = Case(
+    source = Case(
         When(submission__board_entry__verified=Entry.Verified.SELF_REPORTED, then=F("claimed")),
         default=F("regraded"),
         output_field=JSONField(),
     )
-    shown = JSONObject(**{key: KeyTransform(key, report) for key in _SHOWN_KEYS})
+    shown = JSONObject(**{key: KeyTransform(key, source) for key in _SHOWN_KEYS})
     runs = list(
         Run.objects.filter(
             competition=competition,

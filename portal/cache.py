@@ -12,11 +12,13 @@ class _ReusedClients(RedisCacheClient):
         super().__init__(*args, **kwargs)
         self._clients: dict[int, Any] = {}
 
+    # RedisCacheClient's helpers below are Django's, which its type stubs do not declare.
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
-        index = self._get_connection_pool_index(write)
+        index = self._get_connection_pool_index(write)  # type: ignore[attr-defined]
         client = self._clients.get(index)
         if client is None:  # a client is thread-safe: it takes a connection from the pool for each command
-            client = self._clients[index] = self._client(connection_pool=self._get_connection_pool(write))
+            pool = self._get_connection_pool(write)  # type: ignore[attr-defined]
+            client = self._clients[index] = self._client(connection_pool=pool)  # type: ignore[attr-defined]
         return client
 
 

@@ -106,7 +106,7 @@ def heatmap_rows(rows: list[tuple[str, list[float | None]]]) -> SafeString:
 
 
 @lru_cache(maxsize=65536)
-def _localized(value: object, kind: type, language: str | None) -> str:
+def _localized(value: object, kind: str, language: str | None) -> str:
     """What {{ value }} shows of a number, escaped (the type is part of the key: 1 and 1.0 read differently)."""
     return html.escape(str(localize(value)))
 
@@ -115,12 +115,13 @@ def _seed_cells(seeds: list[dict], language: str | None) -> str:
     """One entry's seeds: score and medal in words, each cell followed by a space."""
     cells = []
     for seed in seeds:
-        number = _localized(seed["seed"], type(seed["seed"]), language)
+        number = _localized(seed["seed"], type(seed["seed"]).__name__, language)
         value = seed["score"]
+        shown = "none" if value is None else _localized(value, type(value).__name__, language)
         words = html.escape(medal_words(seed["medal"]))
         cells.append(
-            f'<span class="cell {html.escape(seed["medal"])}" title="seed {number}: score '
-            f'{"none" if value is None else _localized(value, type(value), language)}, {words}" data-seed="{number}">'
+            f'<span class="cell {html.escape(seed["medal"])}" title="seed {number}: score {shown}, {words}" '
+            f'data-seed="{number}">'
             f'{html.escape(score(value))} <span class="medal-word">({words})</span></span> '
         )
     return "".join(cells)
