@@ -81,16 +81,21 @@ class LeaderboardApi(APIView):
             raise ApiError(
                 status_code=400, code="invalid", message=str(exc), details={"field": exc.parameter}
             ) from None
-        key = f"leaderboard:api:{selectors.board_stamp()}:{query.cache_key()}"
-        body = _memo_get(key)
-        if body is not None:
-            return HttpResponse(body, content_type="application/json")
-        body = cache.get(key)
-        if body is None:
-            page = selectors.board_page(query)
-            body = json.dumps(
-                {**selectors.board_meta(page), "rows": [exports.api_row(r) for r in page.rows]}, allow_nan=False
-            ).encode()
-            cache.set(key, body, selectors.CACHE_SECONDS)
-        _memo_put(key, body)
-        return HttpResponse(body, content_type="application/json")
+        return HttpResponse(leaderboard_body(query), content_type="application/json")
+
+
+def leaderboard_body(query: BoardQuery) -> bytes:
+    """The API's answer to a query as JSON, cached (here and in the shared cache) until the next refresh."""
+    key = f"leaderboard:api:{selectors.board_stamp()}:{query.cache_key()}"
+    body = _memo_get(key)
+    if body is not None:
+        return body
+    body = cache.get(key)
+    if body is None:
+        page = selectors.board_page(query)
+        body = json.dumps(
+            {**selectors.board_meta(page), "rows": [exports.api_row(r) for r in page.rows]}, allow_nan=False
+        ).encode()
+        cache.set(key, body, selectors.CACHE_SECONDS)
+    _memo_put(key, body)
+    return body

@@ -79,6 +79,16 @@ class BoardRow(models.Model):
     rank_low = models.PositiveIntegerField(null=True, blank=True)
     rank_high = models.PositiveIntegerField(null=True, blank=True)
     tied_with = models.JSONField(default=list, help_text="Ranks of the comparable rows statistically tied with it")
+    # What a page's row shows of its entry, made at refresh time so that a page reads neither the entry's whole
+    # figures (both variants, both aggregates of every tier) nor its other rows.
+    headline = models.BooleanField(
+        default=False,
+        help_text="The row the landing view lists for its entry: its first tier of All, Low, Medium, High (per "
+        "variant, with or without the known-leaky competitions)",
+    )
+    shown = models.JSONField(
+        default=dict, help_text='Per tier of the entry, in this row\'s variant: {"uses", "agg"}, the aggregate shown'
+    )
 
     class Meta:
         constraints = [

@@ -1,15 +1,19 @@
 """Board rows, recomputed from what grading stored when a submission's results or decisions change.
 
 ``entry_refresh`` rebuilds one submission's entry and rows (or removes them when it is no longer
-published); ``ranks_refresh`` ranks every comparable tab again; ``board_refresh`` does both and bumps the
-board's version, which is what cached pages and exports key on. A request never recomputes anything.
+published); ``ranks_refresh`` ranks comparable tabs again; ``board_refresh`` does both, ranking again only the
+tabs whose inputs the entry changed, and bumps the board's version, which is what cached pages and exports key
+on. A request never recomputes anything.
 """
 
+import json
 import logging
+import operator
 from collections.abc import Iterable
+from functools import reduce
 
-from django.db import transaction
-from django.db.models import F
+from django.db import connection, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.dateparse import parse_date
 
@@ -22,7 +26,8 @@ from grading.models import Flag, Run, Submission, TierAggregate
 from grading.services.finish import run_outcome, tier_members
 from leaderboard import footnotes
 from leaderboard.models import BoardRow, BoardState, Entry
-from leaderboard.ranking import rank_intervals
+from leaderboard.ranking import tab_ranks
+from leaderboard.selectors import HEADLINE_ORDER
 
 logger = logging.getLogger(__name__)
 # The footnotes' rules live in leaderboard/footnotes.py; these names stay importable from here.
@@ -147,11 +152,13 @@ def entry_refresh(*, submission_id: int) -> Entry | None:
         Entry.objects.filter(submission_id=submission_id).delete()
         return None
     manifest = _manifest(submission)
-    # Only what the aggregation counts: a competition row holds its whole Kaggle leaderboard as JSON.
+    # Only what the aggregation counts: a competition row holds its whole Kaggle leaderboard as JSON, and a run
+    # counts one of its two reports (run_outcome).
+    report = "claimed" if submission.report_only else "regraded"
     runs = list(
         Run.objects.filter(submission=submission)
         .select_related("competition")
-        .only("seed", "claimed", "regraded", "competition__slug")
+        .only("seed", report, "submission_sha256", "competition__slug")
     )
     flags = list(Flag.objects.filter(submission=submission))
     leaky = set(
@@ -198,58 +205,116 @@ def entry_refresh(*, submission_id: int) -> Entry | None:
         "aggregation_version": AGGREGATION_VERSION,
     }
     entry, _ = Entry.objects.update_or_create(submission=submission, defaults=fields)
-    kept = []
+    rows = []
     for tier, variants in figures.items():
         for name, variant in variants.items():
             uses = variant["uses"]
             if not uses:
                 continue
             agg = variant[uses]
-            row, _ = BoardRow.objects.update_or_create(
-                entry=entry,
-                tier=tier,
-                excluding_leaky=name == "excluding_leaky",
-                defaults={
-                    "board": board,
-                    "uses": uses,
-                    "seeds": agg["seeds"],
-                    "any_medal_mean": agg["any_medal"]["mean"],
-                    "any_medal_sem": agg["any_medal"]["sem"],
-                    "per_seed": variant["per_seed"],
-                    **(
-                        {}
-                        if board == Entry.Board.COMPARABLE
-                        else {"rank": None, "rank_low": None, "rank_high": None, "tied_with": []}
-                    ),
-                },
+            rows.append(
+                BoardRow(
+                    entry=entry,
+                    tier=tier,
+                    excluding_leaky=name == "excluding_leaky",
+                    board=board,
+                    uses=uses,
+                    seeds=agg["seeds"],
+                    any_medal_mean=agg["any_medal"]["mean"],
+                    any_medal_sem=agg["any_medal"]["sem"],
+                    per_seed=variant["per_seed"],
+                )
             )
-            kept.append(row.pk)
-    BoardRow.objects.filter(entry=entry).exclude(pk__in=kept).delete()
+    for excluding in (False, True):
+        variant_rows = [row for row in rows if row.excluding_leaky == excluding]
+        name = "excluding_leaky" if excluding else "all"
+        shown = {
+            tier: {"uses": variants[name]["uses"], "agg": variants[name][variants[name]["uses"]]}
+            for tier, variants in figures.items()
+            if variants[name]["uses"]
+        }
+        first = min((row.tier for row in variant_rows), key=HEADLINE_ORDER.index, default=None)
+        for row in variant_rows:
+            row.shown, row.headline = shown, row.tier == first
+    # One upsert for the entry's rows. A comparable row keeps its rank until the ranks are refreshed; a
+    # non-comparable one has none.
+    updated = ["board", "uses", "seeds", "any_medal_mean", "any_medal_sem", "per_seed", "headline", "shown"]
+    if board != Entry.Board.COMPARABLE:
+        updated += ["rank", "rank_low", "rank_high", "tied_with"]
+    BoardRow.objects.bulk_create(
+        rows,
+        update_conflicts=True,
+        unique_fields=["entry", "tier", "excluding_leaky"],
+        update_fields=updated,
+    )
+    BoardRow.objects.filter(entry=entry).exclude(pk__in=[row.pk for row in rows]).delete()
     return entry
 
 
-def ranks_refresh() -> None:
-    """Rank every comparable tab (tier × with/without the known-leaky competitions) again."""
-    rows = list(
-        # In a fixed order: the bootstrap's draws follow the rows' positions, so the same board ranks the same.
-        BoardRow.objects.filter(board=Entry.Board.COMPARABLE)
-        .order_by("pk")
-        .only("pk", "tier", "excluding_leaky", "per_seed", "rank", "rank_low", "rank_high", "tied_with")
-    )
-    tabs: dict[tuple[str, bool], list[BoardRow]] = {}
-    for row in rows:
+Tab = tuple[str, bool]  # (tier, excluding the known-leaky competitions)
+
+
+def ranks_refresh(*, tabs: Iterable[Tab] | None = None) -> None:
+    """Rank every comparable tab (tier × with/without the known-leaky competitions) again, or only `tabs`."""
+    rows = BoardRow.objects.filter(board=Entry.Board.COMPARABLE)
+    if tabs is not None:
+        wanted = set(tabs)
+        if not wanted:
+            return
+        rows = rows.filter(
+            reduce(operator.or_, (Q(tier=tier, excluding_leaky=excluding) for tier, excluding in wanted))
+        )
+    by_tab: dict[Tab, list[BoardRow]] = {}
+    # In a fixed order: the bootstrap's draws follow the rows' positions, so the same board ranks the same.
+    for row in rows.order_by("pk").only(
+        "pk", "tier", "excluding_leaky", "per_seed", "rank", "rank_low", "rank_high", "tied_with"
+    ):
         if row.per_seed:
-            tabs.setdefault((row.tier, row.excluding_leaky), []).append(row)
+            by_tab.setdefault((row.tier, row.excluding_leaky), []).append(row)
     changed = []
-    for tab in tabs.values():
-        intervals = rank_intervals([row.per_seed for row in tab])
-        for row, interval in zip(tab, intervals, strict=True):
-            tied = sorted({intervals[j].rank for j in interval.tied_with})
-            values = (interval.rank, interval.low, interval.high, tied)
+    for tab in by_tab.values():
+        for row, ranked in zip(tab, tab_ranks([row.per_seed for row in tab]), strict=True):
+            values = (ranked.rank, ranked.low, ranked.high, ranked.tied_ranks)
             if (row.rank, row.rank_low, row.rank_high, row.tied_with) != values:
                 row.rank, row.rank_low, row.rank_high, row.tied_with = values
                 changed.append(row)
-    BoardRow.objects.bulk_update(changed, ["rank", "rank_low", "rank_high", "tied_with"], batch_size=500)
+    _ranks_write(changed)
+
+
+def _ranks_write(rows: list[BoardRow]) -> None:
+    """The rows' new ranks. One change can move the rank of most rows of its tabs (thousands, each with its list
+    of tied ranks); Django's bulk_update builds a CASE branch per row and column in Python (about 1 s for 3,600
+    rows), so PostgreSQL gets one UPDATE from arrays instead."""
+    if connection.vendor != "postgresql":
+        BoardRow.objects.bulk_update(rows, ["rank", "rank_low", "rank_high", "tied_with"], batch_size=500)
+        return
+    for first in range(0, len(rows), 5000):
+        batch = rows[first : first + 5000]
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"UPDATE {BoardRow._meta.db_table} AS row"  # noqa: S608 (the table's name, from the model)
+                " SET rank = new.rank, rank_low = new.rank_low, rank_high = new.rank_high,"
+                " tied_with = new.tied_with::jsonb"
+                " FROM unnest(%s::bigint[], %s::integer[], %s::integer[], %s::integer[], %s::text[])"
+                " AS new(id, rank, rank_low, rank_high, tied_with) WHERE row.id = new.id",
+                [
+                    [row.pk for row in batch],
+                    [row.rank for row in batch],
+                    [row.rank_low for row in batch],
+                    [row.rank_high for row in batch],
+                    [json.dumps(row.tied_with) for row in batch],
+                ],
+            )
+
+
+def _ranked_rows(submission_id: int) -> dict[Tab, tuple[int, list[float]]]:
+    """The submission's comparable rows by tab: what its tabs' ranks depend on (its seeds' figures, and its
+    place among the rows, which the bootstrap's draws follow)."""
+    rows = BoardRow.objects.filter(entry__submission_id=submission_id, board=Entry.Board.COMPARABLE)
+    return {
+        (tier, excluding): (pk, figures)
+        for pk, tier, excluding, figures in rows.values_list("pk", "tier", "excluding_leaky", "per_seed")
+    }
 
 
 def board_version_bump() -> None:
@@ -259,9 +324,15 @@ def board_version_bump() -> None:
 
 
 def board_refresh(*, submission_ids: Iterable[int] = ()) -> None:
+    """Rebuild these entries, rank again the tabs in which a ranked row of theirs came, went or changed (the
+    other tabs' ranks do not depend on them), and bump the board's version."""
+    tabs: set[Tab] = set()
     for submission_id in submission_ids:
+        before = _ranked_rows(submission_id)
         entry_refresh(submission_id=submission_id)
-    ranks_refresh()
+        after = _ranked_rows(submission_id)
+        tabs |= {tab for tab in before.keys() | after.keys() if before.get(tab) != after.get(tab)}
+    ranks_refresh(tabs=tabs)
     board_version_bump()
 
 
@@ -269,5 +340,8 @@ def board_rebuild() -> int:
     """Every entry from scratch (after a change to the aggregation or the known-issue list); the count."""
     published = list(Submission.objects.filter(status=Submission.Status.PUBLISHED).values_list("pk", flat=True))
     Entry.objects.exclude(submission_id__in=published).delete()
-    board_refresh(submission_ids=published)
+    for submission_id in published:
+        entry_refresh(submission_id=submission_id)
+    ranks_refresh()
+    board_version_bump()
     return len(published)

@@ -5,6 +5,7 @@ from dataclasses import replace
 from typing import IO
 from urllib.parse import urlencode
 
+from django.core.cache import cache
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
@@ -91,11 +92,19 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         else []
     )
     points, heat = selectors.board_figures(query, page)
-    figures = {"over-time": plots.over_time(points, tab=TAB_LABELS[query.tier])} if points else {}
-    if compared:
-        figures["tier-bars"] = plots.tier_bars(compared)
-    if heat["competitions"]:
-        figures["heatmap"] = plots.medal_heatmap(**heat)
+    # The figures' JSON holds every row of the board (the over-time plot): cached like the page, unless the visitor
+    # picked entries to compare.
+    key = f"leaderboard:figures_json:{page.stamp}:{query.cache_key()}"
+    figures_json = None if compared else cache.get(key)
+    if figures_json is None:
+        figures = {"over-time": plots.over_time(points, tab=TAB_LABELS[query.tier])} if points else {}
+        if compared:
+            figures["tier-bars"] = plots.tier_bars(compared)
+        if heat["competitions"]:
+            figures["heatmap"] = plots.medal_heatmap(**heat)
+        figures_json = plots.figures_json(figures)
+        if not compared:
+            cache.set(key, figures_json, selectors.CACHE_SECONDS)
     context = {
         "page": page,
         "query": query,
@@ -112,7 +121,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         "compared": compared,
         "heat": heat,
         "heat_rows": list(zip(heat["competitions"], heat["frequency"], strict=True)),
-        "figures_json": plots.figures_json(figures),
+        "figures_json": figures_json,
         "verified_filters": selectors.VERIFIED_FILTERS,
         "resource_filters": selectors.RESOURCE_FILTERS,
         "sort_links": {column: urlencode(selectors.sort_link(query, column)) for column in selectors.SORTS},

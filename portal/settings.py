@@ -156,7 +156,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 REDIS_URL = redis_url("REDIS_URL")
 if REDIS_URL:
     CACHES: dict[str, dict[str, Any]] = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        "default": {"BACKEND": "portal.cache.ReusedClientRedisCache", "LOCATION": REDIS_URL}
     }
 else:
     CACHES = {

@@ -1,9 +1,17 @@
 """How the board writes numbers a person reads: runtimes as durations ("1.3 s", "42 min", "3.1 h"), scores
 with a few significant digits, and the medal a score earned in words."""
 
+import html
 import math
+from functools import lru_cache
 
 from django import template
+from django.template.defaultfilters import floatformat
+from django.urls import reverse
+from django.utils.formats import localize
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
 
 register = template.Library()
 
@@ -57,3 +65,83 @@ def score(value: object) -> str:
 @register.filter
 def medal_words(medal: str) -> str:
     return MEDAL_WORDS.get(medal, medal.replace("_", " "))
+
+
+# The text alternatives of the board's plots have a row per entry of the board (thousands of cells): made here
+# rather than by the template's loops, which took most of a first render, with the same filters and escaping.
+
+
+@lru_cache(maxsize=8192)
+def _one_decimal(value: float, language: str | None) -> str:
+    return floatformat(value, 1)  # the language is part of the key: the decimal mark is the active locale's
+
+
+@register.simple_tag
+def over_time_rows(points: list[dict]) -> SafeString:
+    """The over-time plot's table rows: agent, date, any-medal %, SEM, board."""
+    language = get_language()
+    return mark_safe(
+        "".join(
+            f"<tr><td>{escape(p['agent'])}</td><td>{escape(p['date'])}</td>"
+            f"<td>{_one_decimal(p['mean'], language)}</td><td>{_one_decimal(p['sem'], language)}</td>"
+            f"<td>{'comparable' if p['comparable'] else 'non-comparable'}</td></tr>"
+            for p in points
+        )
+    )
+
+
+@register.simple_tag
+def heatmap_rows(rows: list[tuple[str, list[float | None]]]) -> SafeString:
+    """The medal heatmap's table rows: the competition (a link to its results), then each entry's medal share as a
+    whole percentage ({% widthratio share 1 100 %} %), or a dash where the entry has no run of it."""
+    return mark_safe(
+        "".join(
+            f'<tr><td><a href="{escape(reverse("leaderboard_competition", args=[competition]))}">{escape(competition)}'
+            "</a></td>"
+            + "".join("<td>—</td>" if share is None else f"<td>{round(float(share) * 100)} %</td>" for share in shares)
+            + "</tr>"
+            for competition, shares in rows
+        )
+    )
+
+
+@lru_cache(maxsize=65536)
+def _localized(value: object, kind: str, language: str | None) -> str:
+    """What {{ value }} shows of a number, escaped (the type is part of the key: 1 and 1.0 read differently)."""
+    return html.escape(str(localize(value)))
+
+
+def _seed_cells(seeds: list[dict], language: str | None) -> str:
+    """One entry's seeds: score and medal in words, each cell followed by a space."""
+    cells = []
+    for seed in seeds:
+        number = _localized(seed["seed"], type(seed["seed"]).__name__, language)
+        value = seed["score"]
+        shown = "none" if value is None else _localized(value, type(value).__name__, language)
+        words = html.escape(medal_words(seed["medal"]))
+        cells.append(
+            f'<span class="cell {html.escape(seed["medal"])}" title="seed {number}: score {shown}, {words}" '
+            f'data-seed="{number}">'
+            f'{html.escape(score(value))} <span class="medal-word">({words})</span></span> '
+        )
+    return "".join(cells)
+
+
+@register.simple_tag
+def competition_rows(rows: list[dict]) -> SafeString:
+    """A competition page's table rows, an entry each (a thousand entries, three seeds each: made here rather than
+    by the template's loops, with the same filters and escaping)."""
+    language = get_language()
+    url = reverse("leaderboard_entry", args=[0]).rsplit("0/", 1)[0] + "{}/"
+    out = []
+    for row in rows:
+        entry = row["entry"]
+        badge = ' <span class="badge">self-reported</span>' if entry.verified == "self_reported" else ""
+        out.append(
+            f'<tr><td><a href="{url.format(entry.pk)}">{html.escape(entry.agent)}</a> '
+            f'<span class="muted">{html.escape(entry.team)}</span></td>\n'
+            f"    <td>{html.escape(str(entry.get_board_display()))}{badge}</td>\n"
+            f"    <td>{round(float(row['medal_share']) * 100)} %</td>\n"
+            f'    <td class="seed-scores">{_seed_cells(row["seeds"], language)}</td></tr>\n  '
+        )
+    return mark_safe("".join(out))

@@ -5,10 +5,10 @@ import pytest
 
 from competitions.models import KnownIssue
 from competitions.selectors import current_benchmark
-from grading.models import Flag, Submission
+from grading.models import Flag, Run, Submission
 from leaderboard import services
 from leaderboard.models import BoardRow, Entry
-from tests.leaderboard.builders import entry, split_members
+from tests.leaderboard.builders import entry, report, split_members
 
 pytestmark = pytest.mark.django_db
 
@@ -179,3 +179,50 @@ def test_the_rebuild_command_recomputes_every_entry_and_drops_stale_ones(team):
     assert "from 1 published submission(s)" in out.getvalue()
     assert BoardRow.objects.filter(entry__submission=kept).count() == 2  # low, with and without leaky ones
     assert not Entry.objects.filter(submission=gone).exists()
+
+
+def test_an_entrys_refresh_reads_its_runs_in_one_query_however_many_there_are(team, django_assert_max_num_queries):
+    submission = entry(team, split="split75", refresh=False)  # 225 runs
+    with django_assert_max_num_queries(20):  # none per run (225 of them)
+        services.entry_refresh(submission_id=submission.pk)
+    assert BoardRow.objects.filter(entry__submission=submission).count() == 8
+
+
+def _ranked_tabs(monkeypatch) -> list[int]:
+    """Records the number of rows of each tab ranked."""
+    ranked: list[int] = []
+    real = services.tab_ranks
+
+    def recording(per_seed, **kwargs):
+        ranked.append(len(per_seed))
+        return real(per_seed, **kwargs)
+
+    monkeypatch.setattr(services, "tab_ranks", recording)
+    return ranked
+
+
+def test_a_refresh_ranks_again_only_the_tabs_whose_rows_it_changed(team, monkeypatch):
+    low = split_members("low")
+    lite = entry(team, medals={s: low[:2] for s in range(3)})
+    full = entry(team, split="split75", medals={s: low[:1] for s in range(3)})
+    ranked = _ranked_tabs(monkeypatch)
+    services.board_refresh(submission_ids=[lite.pk])
+    assert ranked == []  # nothing it ranks on changed: every rank stays as it is
+    Run.objects.filter(submission=lite, competition__slug=low[5], seed=0).update(
+        regraded=report(medal="gold"), any_medal=True
+    )
+    services.board_refresh(submission_ids=[lite.pk])
+    assert ranked == [2, 2]  # the Lite tab with and without the leaky competitions, not the 1-row others
+    assert row(lite).rank == 1 and row(full).rank == 2
+    assert BoardRow.objects.get(entry__submission=full, tier="all", excluding_leaky=False).rank == 1
+
+
+def test_an_entry_leaving_the_comparable_board_ranks_its_tabs_again(team, monkeypatch):
+    low = split_members("low")
+    first = entry(team, medals={s: low[:5] for s in range(3)})
+    second = entry(team, medals={s: low[:2] for s in range(3)})
+    ranked = _ranked_tabs(monkeypatch)
+    Submission.objects.filter(pk=first.pk).update(comparable=False)
+    services.board_refresh(submission_ids=[first.pk])
+    assert ranked == [1, 1]
+    assert row(second).rank == 1 and row(first).rank is None and row(first).tied_with == []

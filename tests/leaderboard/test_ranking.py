@@ -1,8 +1,9 @@
 """Rank with its 95% interval from a bootstrap over seeds, on cases computed by hand."""
 
+import numpy as np
 import pytest
 
-from leaderboard.ranking import rank_intervals
+from leaderboard.ranking import rank_intervals, tab_ranks
 
 
 def test_two_entries_whose_seeds_overlap_are_tied_with_interval_1_to_2():
@@ -44,3 +45,65 @@ def test_an_empty_board_has_no_ranks_and_an_entry_without_seeds_is_refused():
     assert rank_intervals([]) == []
     with pytest.raises(ValueError, match="at least one seed"):
         rank_intervals([[1.0], []])
+
+
+def _reference_intervals(per_seed, *, replicates=2000, level=0.95, random_seed=0):
+    """rank_intervals as it was written first, one replicate after the other: the vectorised one must match it."""
+    n = len(per_seed)
+    means = np.round(np.array([float(np.mean(seeds)) for seeds in per_seed]), 9)
+
+    def ranks(values):
+        return len(values) - np.searchsorted(np.sort(values), values, side="right") + 1
+
+    point = ranks(means)
+    rng = np.random.default_rng(random_seed)
+    boot = np.empty((n, replicates))
+    for i, seeds in enumerate(per_seed):
+        values = np.asarray(seeds, dtype=float)
+        if len(values) == 1:
+            boot[i] = values[0]
+        else:
+            boot[i] = values[rng.integers(0, len(values), size=(replicates, len(values)))].mean(axis=1)
+    boot = np.round(boot, 9)
+    replicate_ranks = np.empty((n, replicates), dtype=np.int64)
+    for b in range(replicates):
+        replicate_ranks[:, b] = ranks(boot[:, b])
+    tail = (1 - level) / 2
+    low = np.quantile(replicate_ranks, tail, axis=1, method="lower").astype(int)
+    high = np.quantile(replicate_ranks, 1 - tail, axis=1, method="higher").astype(int)
+    result = []
+    for i in range(n):
+        overlapping = (low <= high[i]) & (high >= low[i])
+        overlapping[i] = False
+        shown = (int(point[i]), int(min(low[i], point[i])), int(max(high[i], point[i])))
+        result.append((*shown, np.nonzero(overlapping)[0].tolist()))
+    return result
+
+
+def _random_board(rng, n):
+    """Figures as a board has them (counts over a split of 22 or 75, many equal), with one to twelve seeds."""
+    size = int(rng.choice([22, 75]))
+    return [
+        (rng.integers(0, size // 2, size=int(rng.choice([1, 1, 2, 3, 3, 3, 5, 9, 12]))) * 100 / size).tolist()
+        for _ in range(n)
+    ]
+
+
+@pytest.mark.parametrize("board_seed", range(12))
+def test_the_vectorised_ranks_intervals_and_ties_are_those_of_one_replicate_at_a_time(board_seed):
+    rng = np.random.default_rng(board_seed)
+    board = _random_board(rng, int(rng.integers(1, 150)))
+    replicates = int(rng.choice([1, 7, 300, 2000]))
+    level = float(rng.choice([0.95, 0.9, 0.5]))
+    expected = _reference_intervals(board, replicates=replicates, level=level, random_seed=board_seed)
+    found = rank_intervals(board, replicates=replicates, level=level, random_seed=board_seed)
+    assert [(i.rank, i.low, i.high, i.tied_with) for i in found] == expected
+    shown = tab_ranks(board, replicates=replicates, level=level, random_seed=board_seed)
+    assert [(r.rank, r.low, r.high) for r in shown] == [e[:3] for e in expected]
+    assert [r.tied_ranks for r in shown] == [sorted({expected[j][0] for j in e[3]}) for e in expected]
+
+
+def test_a_board_of_a_thousand_entries_ranks_as_one_replicate_at_a_time():
+    board = _random_board(np.random.default_rng(99), 1000)
+    expected = _reference_intervals(board)
+    assert [(i.rank, i.low, i.high, i.tied_with) for i in rank_intervals(board)] == expected
