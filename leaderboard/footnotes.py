@@ -8,6 +8,7 @@ check), the padded aggregates and the runs counted as no medal (one note for all
 
 from collections.abc import Iterable
 
+from grading.checks.comparability import DECISION_WORDS
 from grading.engine.tiers import TIER_LABELS, TIERS
 from grading.models import Flag, Submission
 
@@ -24,12 +25,6 @@ FOOTNOTE_CODES = (
     "rule_violation",
     "runtime_over_budget",
 )
-DECISION_WORDS = {
-    "accept": "accepted",
-    "non_comparable": "marked non-comparable",
-    "reject": "rejected",
-    "request_changes": "changes requested",
-}
 SELF_REPORTED_NOTE = (
     "Self-reported: these figures come from the team's own grading reports and were not re-graded on this portal."
 )
