@@ -59,9 +59,6 @@ class Submission(models.Model):
     )
     progress_done = models.PositiveIntegerField(default=0)
     progress_total = models.PositiveIntegerField(default=0)
-    # comparability["comparable"] as a column, for the board's queries: the checking step writes both; a decision
-    # or a re-grade that takes the entry off the comparable board sets it False at once, before the rule runs again.
-    comparable = models.BooleanField(default=False)
     aggregation_version = models.CharField(max_length=30, blank=True)
     notified_at = models.DateTimeField(null=True, blank=True)
     # The comparability rule's verdict, stored by the checking step and after each review decision:
@@ -92,6 +89,12 @@ class Submission(models.Model):
 
     def __str__(self) -> str:
         return f"submission {self.pk} ({self.status})"
+
+    @property
+    def comparable(self) -> bool:
+        """The comparability rule's verdict; False until the rule has run, and from a re-grade or a decision that
+        takes the entry off the comparable board until it runs again."""
+        return bool((self.comparability or {}).get("comparable", False))
 
     @property
     def split(self) -> str:

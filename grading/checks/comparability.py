@@ -65,6 +65,11 @@ class Comparability:
         }
 
 
+def not_comparable(verdict: Mapping | None) -> dict:
+    """A stored verdict taken off the comparable board until the rule runs again (its reasons kept)."""
+    return {**(verdict or {}), "comparable": False}
+
+
 def comparability(
     *,
     regraded_from_submissions: bool,

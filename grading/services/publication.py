@@ -47,7 +47,7 @@ def submission_publish_if_ready(*, submission_id: int) -> bool:
             review_decision=submission.review_decision,
             review_reason=submission.review_reason,
         )
-        Submission.objects.filter(pk=submission_id).update(comparability=result.as_dict(), comparable=result.comparable)
+        Submission.objects.filter(pk=submission_id).update(comparability=result.as_dict())
         if submission.status == S.PUBLISHED:  # a decision on a listed entry may move it between the boards
             entry_changed_send(submission_id=submission_id)
         if submission.status not in PUBLISHABLE_FROM:

@@ -4,6 +4,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from grading import queue
+from grading.checks.comparability import not_comparable
 from grading.models import Flag, Run, Submission
 from grading.services.review import refuse_own_entry
 from grading.services.scheduling import runs_dispatch
@@ -45,7 +46,10 @@ def submission_regrade(*, submission_id: int, actor: User | None = None) -> bool
         Flag.objects.filter(submission_id=submission_id, resolution="", decision="").delete()
         # A grading error was ours, decided or not: the re-grade answers it, and raises it again if it recurs.
         Flag.objects.filter(submission_id=submission_id, code="grading_error").delete()
-        Submission.objects.filter(pk=submission_id).update(progress_done=0, notified_at=None, comparable=False)
+        verdict = Submission.objects.filter(pk=submission_id).values_list("comparability", flat=True).first()
+        Submission.objects.filter(pk=submission_id).update(
+            progress_done=0, notified_at=None, comparability=not_comparable(verdict)
+        )
         # The scheduler sends its runs among everyone else's, fairly.
         transaction.on_commit(runs_dispatch)
     return True

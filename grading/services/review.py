@@ -18,7 +18,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from grading.checks.comparability import DECISION_WORDS
+from grading.checks.comparability import DECISION_WORDS, not_comparable
 from grading.models import Decision, Flag, ReviewEvent, Submission
 from grading.selectors import is_own_entry
 from grading.services.publication import submission_publish_if_ready
@@ -123,10 +123,12 @@ def _apply_to_entry(*, submission: Submission, decision: str, reason: str, whole
             kept = submission.review_reason
             footnote = kept if reason in kept.split("\n") else f"{kept}\n{reason}"
         Submission.objects.filter(pk=submission.pk).update(
-            review_decision=decision, review_reason=footnote, comparable=False
+            review_decision=decision, review_reason=footnote, comparability=not_comparable(submission.comparability)
         )
         return
-    Submission.objects.filter(pk=submission.pk).update(review_decision=decision, review_reason=reason, comparable=False)
+    Submission.objects.filter(pk=submission.pk).update(
+        review_decision=decision, review_reason=reason, comparability=not_comparable(submission.comparability)
+    )
     if decision == Decision.REJECT:
         submission_transition(
             submission_id=submission.pk, to=S.REJECTED, expected=DECIDABLE, reason=f"rejected by a maintainer: {reason}"

@@ -78,7 +78,6 @@ def entry(
         benchmark=loaded,
         status=status,
         manifest=body,
-        comparable=comparable,
         report_only=report_only,
         origin=origin,
         comparability={"comparable": comparable, "reasons": [] if comparable else ["a test reason"]},

@@ -222,7 +222,7 @@ def test_an_entry_leaving_the_comparable_board_ranks_its_tabs_again(team, monkey
     first = entry(team, medals={s: low[:5] for s in range(3)})
     second = entry(team, medals={s: low[:2] for s in range(3)})
     ranked = _ranked_tabs(monkeypatch)
-    Submission.objects.filter(pk=first.pk).update(comparable=False)
+    Submission.objects.filter(pk=first.pk).update(comparability={"comparable": False, "reasons": ["a test reason"]})
     services.board_refresh(submission_ids=[first.pk])
     assert ranked == [1, 1]
     assert row(second).rank == 1 and row(first).rank is None and row(first).tied_with == []
