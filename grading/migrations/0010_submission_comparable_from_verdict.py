@@ -4,14 +4,13 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('grading', '0009_submission_review_decision_choices'),
+        ("grading", "0009_submission_review_decision_choices"),
     ]
 
     operations = [
         migrations.RemoveField(
-            model_name='submission',
-            name='comparable',
+            model_name="submission",
+            name="comparable",
         ),
     ]
