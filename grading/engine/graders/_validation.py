@@ -214,6 +214,14 @@ def require_row_count(frame: pd.DataFrame, expected: int) -> None:
         )
 
 
+def require_frames(submission: pd.DataFrame, answers: pd.DataFrame, columns: Sequence[str]) -> None:
+    """Most graders' first three checks, in the order their messages must come: the answers hold ``columns``,
+    the submission holds them too, and it has one row per answer."""
+    require_answers_columns(answers, columns)
+    require_columns(submission, columns)
+    require_row_count(submission, len(answers))
+
+
 def require_answers_columns(answers: pd.DataFrame, required: Sequence[str]) -> None:
     missing = [c for c in required if c not in answers.columns]
     if missing:

@@ -31,9 +31,7 @@ from grading.engine.graders._labels import (
 )
 from grading.engine.graders._validation import (
     grader_function,
-    require_answers_columns,
-    require_columns,
-    require_row_count,
+    require_frames,
     submission_ids,
 )
 from grading.engine.graders.ids import Pairing, pair_by_sorted_ids
@@ -62,9 +60,7 @@ def grade(
     """Fraction of rows (matched on ``id_column``) whose ``target_column`` equals the answer."""
     if compare not in _COMPARE:
         raise TypeError(f"accuracy: compare must be one of {_COMPARE}, not {compare!r}")
-    require_answers_columns(answers, [id_column, target_column])
-    require_columns(submission, [id_column, target_column])
-    require_row_count(submission, len(answers))
+    require_frames(submission, answers, [id_column, target_column])
     pairing = pair_by_sorted_ids(submission, answers, id_column)
     if compare == "strings":
         matches = _equal_as_text(submission[target_column], answers[target_column], pairing)

@@ -34,7 +34,7 @@ from grading.engine.graders._validation import (
     require_answers_columns,
     require_columns,
     require_finite,
-    require_row_count,
+    require_frames,
     submission_ids,
 )
 from grading.engine.graders.ids import Pairing, pair_by_sorted_ids
@@ -90,9 +90,7 @@ def grade_weighted(
     levels = [float(v) for v in tpr_levels]
     if len(levels) != len(weights) + 1 or levels != sorted(levels) or levels[0] != 0.0 or levels[-1] != 1.0:
         raise TypeError("weighted_roc_auc: tpr_levels must rise from 0 to 1 with one weight per band")
-    require_answers_columns(answers, [id_column, target_column])
-    require_columns(submission, [id_column, target_column])
-    require_row_count(submission, len(answers))
+    require_frames(submission, answers, [id_column, target_column])
     ids = submission_ids(submission, id_column)
     scores = float_values_like_sklearn(submission[target_column], target_column, ids)
     require_finite(scores, target_column, ids)

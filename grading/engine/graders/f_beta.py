@@ -20,9 +20,7 @@ from grading.engine.errors import InvalidSubmission
 from grading.engine.graders._validation import (
     grader_function,
     numeric_values,
-    require_answers_columns,
-    require_columns,
-    require_row_count,
+    require_frames,
     show,
     submission_ids,
 )
@@ -52,9 +50,7 @@ def grade(
     submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, target_column: str, beta: float = 1.0
 ) -> float:
     """pF-beta of ``target_column`` (probability of the positive class 1), rows matched on ``id_column``."""
-    require_answers_columns(answers, [id_column, target_column])
-    require_columns(submission, [id_column, target_column])
-    require_row_count(submission, len(answers))
+    require_frames(submission, answers, [id_column, target_column])
     ids = submission_ids(submission, id_column)
     values = numeric_values(submission[target_column], target_column, ids)
     pairing = pair_by_sorted_ids(submission, answers, id_column)

@@ -36,9 +36,7 @@ from grading.engine.graders._validation import (
     grader_function,
     numeric_values,
     plural,
-    require_answers_columns,
-    require_columns,
-    require_row_count,
+    require_frames,
     row_label,
     show,
     submission_ids,
@@ -102,9 +100,7 @@ def grade(
 ) -> float:
     """Mean over rows of KL(votes normalised per row || predicted probabilities)."""
     votes = list(vote_columns)
-    require_answers_columns(answers, [id_column, *votes])
-    require_columns(submission, [id_column, *votes])
-    require_row_count(submission, len(answers))
+    require_frames(submission, answers, [id_column, *votes])
     ids = submission_ids(submission, id_column)
     predicted = np.empty((len(submission), len(votes)), dtype=np.float64)
     for j, column in enumerate(votes):

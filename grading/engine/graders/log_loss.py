@@ -32,6 +32,7 @@ from grading.engine.graders._validation import (
     require_answers_columns,
     require_columns,
     require_exact_columns,
+    require_frames,
     require_matrix_in_unit_interval,
     require_no_empty_cells,
     require_row_count,
@@ -57,9 +58,7 @@ def _loss(truth: np.ndarray, predicted: np.ndarray) -> float:
 @grader_function
 def grade_binary(submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, target_column: str) -> float:
     """Binary log loss; ``target_column`` is the probability of the answers' larger label (e.g. 1 = dog)."""
-    require_answers_columns(answers, [id_column, target_column])
-    require_columns(submission, [id_column, target_column])
-    require_row_count(submission, len(answers))
+    require_frames(submission, answers, [id_column, target_column])
     ids = submission_ids(submission, id_column)
     probability = numeric_values(submission[target_column], target_column, ids)
     require_unit_interval(probability, target_column, ids)

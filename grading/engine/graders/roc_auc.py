@@ -21,9 +21,7 @@ from grading.engine.errors import InvalidSubmission
 from grading.engine.graders._validation import (
     grader_function,
     numeric_values,
-    require_answers_columns,
-    require_columns,
-    require_row_count,
+    require_frames,
     require_unit_interval,
     show,
     submission_ids,
@@ -72,9 +70,7 @@ def binary_roc_auc(positive: np.ndarray, y_score: np.ndarray) -> float:
 @grader_function
 def grade(submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, target_column: str) -> float:
     """ROC AUC of ``target_column`` (probability of the positive class), rows matched on ``id_column``."""
-    require_answers_columns(answers, [id_column, target_column])
-    require_columns(submission, [id_column, target_column])
-    require_row_count(submission, len(answers))
+    require_frames(submission, answers, [id_column, target_column])
     ids = submission_ids(submission, id_column)
     y_score = numeric_values(submission[target_column], target_column, ids)
     require_unit_interval(y_score, target_column, ids)

@@ -43,9 +43,9 @@ from grading.engine.graders._validation import (
     grader_function,
     numeric_values,
     require_answers_columns,
-    require_columns,
     require_exact_columns,
     require_finite,
+    require_frames,
     require_row_count,
     row_label,
     show,
@@ -60,9 +60,7 @@ from grading.engine.registry import register
 @grader_function
 def grade_kendall_tau(submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, order_column: str) -> float:
     """Pooled Kendall tau between the predicted and true orders in ``order_column``, rows matched on id."""
-    require_answers_columns(answers, [id_column, order_column])
-    require_columns(submission, [id_column, order_column])
-    require_row_count(submission, len(answers))
+    require_frames(submission, answers, [id_column, order_column])
     pairing = pair_by_sorted_ids(submission, answers, id_column)
     n = len(answers)
     sub_rows = np.arange(n) if pairing.sub_rows is None else pairing.sub_rows
@@ -111,9 +109,7 @@ def grade_pearson(submission: pd.DataFrame, answers: pd.DataFrame, *, id_column:
     reference refuses predictions holding NaN or infinities, or numbers so large that their mean
     overflows, where later SciPy (1.18, for one) returns NaN.
     """
-    require_answers_columns(answers, [id_column, target_column])
-    require_columns(submission, [id_column, target_column])
-    require_row_count(submission, len(answers))
+    require_frames(submission, answers, [id_column, target_column])
     ids = submission_ids(submission, id_column)
     predicted = numeric_values(submission[target_column], target_column, ids)
     pairing = pair_by_sorted_ids(submission, answers, id_column)
@@ -164,9 +160,7 @@ def matthews_corrcoef(y_true: np.ndarray, y_pred: np.ndarray) -> float:
 @grader_function
 def grade_mcc(submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, target_column: str) -> float:
     """Matthews correlation coefficient of the labels in ``target_column``, rows matched on id."""
-    require_answers_columns(answers, [id_column, target_column])
-    require_columns(submission, [id_column, target_column])
-    require_row_count(submission, len(answers))
+    require_frames(submission, answers, [id_column, target_column])
     pairing = pair_by_sorted_ids(submission, answers, id_column)
     ids = submission_ids(submission, id_column) if pairing.sub_rows is None else None
     predicted = labels_of(Pairing.take(label_values(submission[target_column]), pairing.sub_rows), target_column, ids)

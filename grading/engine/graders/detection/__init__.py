@@ -25,7 +25,7 @@ from grading.engine.graders._validation import (
     plural,
     require_answers_columns,
     require_columns,
-    require_row_count,
+    require_frames,
     row_label,
     show,
     show_many,
@@ -76,9 +76,7 @@ def grade_lyft_3d_map(
     submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, prediction_column: str
 ) -> float:
     """Lyft 3D mAP: ``confidence cx cy cz width length height yaw class_name`` objects per sample."""
-    require_answers_columns(answers, [id_column, prediction_column])
-    require_columns(submission, [id_column, prediction_column])
-    require_row_count(submission, len(answers))
+    require_frames(submission, answers, [id_column, prediction_column])
     sample_of_row = _answers_row_of(pair_by_sorted_ids(submission, answers, id_column), len(answers))
     ids = submission_ids(submission, id_column)
     predicted = LYFT_FORMAT.parse(submission[prediction_column], prediction_column, ids)
@@ -98,9 +96,7 @@ def grade_siim_covid_map(
     iou_threshold: float = 0.5,
 ) -> float:
     """Mean AP over the answers' classes of ``label confidence x_min y_min x_max y_max`` objects."""
-    require_answers_columns(answers, [id_column, prediction_column])
-    require_columns(submission, [id_column, prediction_column])
-    require_row_count(submission, len(answers))
+    require_frames(submission, answers, [id_column, prediction_column])
     answer_row = _answers_row_of(pair_by_sorted_ids(submission, answers, id_column), len(answers))
     ids = submission_ids(submission, id_column)
     predicted = SIIM_FORMAT.parse(submission[prediction_column], prediction_column, ids)
@@ -158,9 +154,7 @@ def grade_vinbigdata_coco_ap(
 @grader_function
 def grade_kuzushiji_f1(submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, labels_column: str) -> float:
     """Micro F1 of ``unicode x y`` centre points against ``unicode x y width height`` boxes."""
-    require_answers_columns(answers, [id_column, labels_column])
-    require_columns(submission, [id_column, labels_column])
-    require_row_count(submission, len(answers))
+    require_frames(submission, answers, [id_column, labels_column])
     page_of_row = _answers_row_of(pair_by_sorted_ids(submission, answers, id_column), len(answers))
     ids = submission_ids(submission, id_column)
     predicted = KUZUSHIJI_FORMAT.parse(submission[labels_column], labels_column, ids)

@@ -27,9 +27,7 @@ import pandas as pd
 
 from grading.engine.graders._validation import (
     grader_function,
-    require_answers_columns,
-    require_columns,
-    require_row_count,
+    require_frames,
 )
 from grading.engine.graders.ids import pair_by_sorted_ids
 from grading.engine.graders.ranking.tokens import column_tokens, row_sets, vocabulary_of
@@ -40,9 +38,7 @@ from grading.engine.registry import register
 @grader_function
 def grade(submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, target_column: str) -> float:
     """Micro F1 of the label sets in ``target_column``, rows matched on ``id_column``."""
-    require_answers_columns(answers, [id_column, target_column])
-    require_columns(submission, [id_column, target_column])
-    require_row_count(submission, len(answers))
+    require_frames(submission, answers, [id_column, target_column])
     pairing = pair_by_sorted_ids(submission, answers, id_column)
     n = len(answers)
     if pairing.sub_rows is None:

@@ -30,8 +30,8 @@ from grading.engine.graders._validation import (
     AnswersProblem,
     InvalidSubmission,
     grader_function,
-    require_answers_columns,
     require_columns,
+    require_frames,
     require_row_count,
     row_label,
     submission_ids,
@@ -47,9 +47,7 @@ _BOTH_EMPTY = ("invalid", "zero")
 
 
 def _paired(submission: pd.DataFrame, answers: pd.DataFrame, id_column: str, target_column: str) -> Pairing:
-    require_answers_columns(answers, [id_column, target_column])
-    require_columns(submission, [id_column, target_column])
-    require_row_count(submission, len(answers))
+    require_frames(submission, answers, [id_column, target_column])
     return pair_by_sorted_ids(submission, answers, id_column)
 
 
