@@ -233,7 +233,7 @@ def fill_board(entries: int, *, seed: int = 7) -> dict:
     from grading.engine.aggregation import AGGREGATION_VERSION, aggregate
     from grading.engine.tiers import tiers_of_split
     from grading.models import Flag, Run, Submission, TierAggregate
-    from grading.services.finish import run_outcome, tier_members
+    from grading.selectors import run_outcome, tier_members
     from portal.accounts.models import Team
 
     rng = random.Random(seed)
@@ -279,7 +279,6 @@ def fill_board(entries: int, *, seed: int = 7) -> dict:
                     report_only=report_only,
                     bundle_name="" if origin == "import" else f"submissions/bench-{index}/bundle.archive",
                     bundle_bytes=0 if origin == "import" else rng.randint(10**7, 10**9),
-                    comparable=comparable,
                     comparability=verdict,
                     aggregation_version=AGGREGATION_VERSION,
                     progress_done=225,
@@ -384,7 +383,7 @@ def regrade(submission_id: int) -> None:
     from grading.engine.aggregation import aggregate
     from grading.engine.tiers import tiers_of_split
     from grading.models import Run, Submission, TierAggregate
-    from grading.services.finish import run_outcome, tier_members
+    from grading.selectors import run_outcome, tier_members
 
     submission = Submission.objects.get(pk=submission_id)
     runs = list(

@@ -1,5 +1,6 @@
 import dataclasses
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from itertools import groupby
@@ -11,13 +12,41 @@ from django.db.models import Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
 
+from competitions.models import Competition
+from grading.engine.aggregation import RunOutcome
 from grading.engine.report import CompetitionReport, build_run_group_report
 from grading.engine.report_parser import parse_competition_report
 from grading.engine.safe_json import restored_report
+from grading.engine.tiers import TIER_SPLITS
 from grading.models import Decision, Flag, ReviewEvent, Run, Submission, TierAggregate
 from portal.accounts.models import Membership, Team
 from portal.accounts.selectors import is_maintainer
 from portal.ids import parse_id
+
+# What the board needs of grading (leaderboard/services.py), and the checking step too.
+
+
+def tier_members(*, benchmark_id: int, tiers: Iterable[str]) -> dict[str, list[str]]:
+    competitions = list(Competition.objects.filter(benchmark_id=benchmark_id).values_list("slug", "splits"))
+    return {tier: sorted(slug for slug, splits in competitions if TIER_SPLITS[tier] in splits) for tier in tiers}
+
+
+def run_outcome(run: Run, *, claimed: bool = False) -> RunOutcome:
+    """What the aggregation counts of a run: the server's re-grade, or (report-only entries, whose numbers
+    are self-reported) the team's own report."""
+    report = (run.claimed if claimed else run.regraded) or {}
+    return RunOutcome(
+        competition_id=run.competition.slug,
+        seed=run.seed,
+        submission_exists=bool(report.get("submission_exists")),
+        valid_submission=bool(report.get("valid_submission")),
+        gold=bool(report.get("gold_medal")),
+        silver=bool(report.get("silver_medal")),
+        bronze=bool(report.get("bronze_medal")),
+        above_median=bool(report.get("above_median")),
+        medals_known=report.get("medals_known", True),
+        submission_sha256=run.submission_sha256,
+    )
 
 
 def submissions_visible_to(user: User | AnonymousUser) -> QuerySet[Submission]:

@@ -23,7 +23,7 @@ from grading.bundles.manifest import Manifest, parse_manifest
 from grading.engine.aggregation import AGGREGATION_VERSION, aggregate, per_seed
 from grading.engine.tiers import TIERS
 from grading.models import Flag, Run, Submission, TierAggregate
-from grading.services.finish import run_outcome, tier_members
+from grading.selectors import run_outcome, tier_members
 from leaderboard import footnotes
 from leaderboard.models import BoardRow, BoardState, Entry
 from leaderboard.ranking import tab_ranks

@@ -3,7 +3,6 @@
 import hashlib
 import json
 import logging
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -26,38 +25,16 @@ from grading.checks.context import (
     OtherEntry,
     RunFiles,
 )
-from grading.engine.aggregation import AGGREGATION_VERSION, RunOutcome, aggregate, format_mean_sem
-from grading.engine.tiers import TIER_SPLITS, tiers_of_split
+from grading.engine.aggregation import AGGREGATION_VERSION, aggregate, format_mean_sem
+from grading.engine.tiers import tiers_of_split
 from grading.models import CheckIndex, Flag, ReviewEvent, Run, Submission, TierAggregate
+from grading.selectors import run_outcome, tier_members
 from grading.services.publication import submission_publish_if_ready
 from grading.services.submissions import submission_bundle_root
 from portal.accounts.services import team_mail
 
 logger = logging.getLogger(__name__)
 S = Submission.Status
-
-
-def tier_members(*, benchmark_id: int, tiers: Iterable[str]) -> dict[str, list[str]]:
-    competitions = list(Competition.objects.filter(benchmark_id=benchmark_id).values_list("slug", "splits"))
-    return {tier: sorted(slug for slug, splits in competitions if TIER_SPLITS[tier] in splits) for tier in tiers}
-
-
-def run_outcome(run: Run, *, claimed: bool = False) -> RunOutcome:
-    """What the aggregation counts of a run: the server's re-grade, or (report-only entries, whose numbers
-    are self-reported) the team's own report."""
-    report = (run.claimed if claimed else run.regraded) or {}
-    return RunOutcome(
-        competition_id=run.competition.slug,
-        seed=run.seed,
-        submission_exists=bool(report.get("submission_exists")),
-        valid_submission=bool(report.get("valid_submission")),
-        gold=bool(report.get("gold_medal")),
-        silver=bool(report.get("silver_medal")),
-        bronze=bool(report.get("bronze_medal")),
-        above_median=bool(report.get("above_median")),
-        medals_known=report.get("medals_known", True),
-        submission_sha256=run.submission_sha256,
-    )
 
 
 def submission_finish(*, submission_id: int) -> None:

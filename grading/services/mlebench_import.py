@@ -26,7 +26,7 @@ from grading.bundles.mlebench_checkout import ExperimentPlan, ImportRefused, imp
 from grading.engine.aggregation import AGGREGATION_VERSION, aggregate
 from grading.engine.tiers import TIERS
 from grading.models import Run, Submission, TierAggregate
-from grading.services.finish import run_outcome, tier_members
+from grading.selectors import run_outcome, tier_members
 from grading.services.publication import submission_publish_if_ready
 from portal.accounts.models import Team
 

@@ -10,7 +10,8 @@ from competitions.models import Competition, KnownIssue
 from competitions.selectors import current_benchmark
 from competitions.services import competitions_load, known_issue_delete
 from grading.models import Flag, ReviewEvent, Run, Submission, TierAggregate
-from grading.services.finish import submission_finish, tier_members
+from grading.selectors import tier_members
+from grading.services.finish import submission_finish
 from grading.services.publication import submission_publish_if_ready
 from grading.services.submissions import submission_folder
 from tests.grading.builders import loaded_benchmark

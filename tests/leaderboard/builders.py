@@ -6,7 +6,7 @@ from competitions.selectors import current_benchmark
 from grading.engine.aggregation import AGGREGATION_VERSION, aggregate
 from grading.engine.tiers import tiers_of_split
 from grading.models import Run, Submission, TierAggregate
-from grading.services.finish import run_outcome, tier_members
+from grading.selectors import run_outcome, tier_members
 from leaderboard import services
 
 MEDAL_FIELDS = {"gold": "gold_medal", "silver": "silver_medal", "bronze": "bronze_medal"}

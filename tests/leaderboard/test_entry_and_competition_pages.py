@@ -103,7 +103,7 @@ def test_nothing_unpublished_reaches_anonymous_visitors_or_other_teams(client, t
 def test_the_entry_page_says_how_many_seeds_were_claimed_and_how_many_distinct_ones_count(client, team):
     from grading.engine.aggregation import aggregate
     from grading.models import TierAggregate
-    from grading.services.finish import run_outcome
+    from grading.selectors import run_outcome
 
     low = split_members("low")
     submission = entry(team, manifest={"seeds": 3}, medals={0: low[:2]}, refresh=False)
