@@ -1,5 +1,6 @@
 """A board's rows as CSV, JSON and the Markdown table of MLE-bench's README (so its README can be generated
-from the portal). Plain functions over the row dicts of leaderboard/selectors.py."""
+from the portal). Plain functions over the row views of leaderboard/read_models.py; api_row is the one place a
+row becomes JSON."""
 
 import csv
 import io
@@ -8,6 +9,7 @@ import re
 from urllib.parse import quote, urlsplit
 
 from grading.engine.tiers import TIERS
+from leaderboard.read_models import RowView
 
 CSV_COLUMNS = (
     "rank",
@@ -72,7 +74,7 @@ def _csv_cell(column: str, value: object) -> object:
     return csv_text(str(value))
 
 
-def rows_csv(rows: list[dict]) -> str:
+def rows_csv(rows: list[RowView]) -> str:
     out = io.StringIO()
     # Every cell quoted, so that no separator inside one (a ';' where a locale splits on it) starts another.
     writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
@@ -80,7 +82,7 @@ def rows_csv(rows: list[dict]) -> str:
     for row in rows:
         values = {
             **{
-                k: row.get(k)
+                k: getattr(row, k)
                 for k in (
                     "rank",
                     "rank_low",
@@ -100,31 +102,31 @@ def rows_csv(rows: list[dict]) -> str:
                     "submission_id",
                 )
             },
-            "llms": "; ".join(row["llms"]),
-            "hardware": row["hardware_text"],
-            "internet_access": _yes_no(row["internet_access"]),
-            "open_source": _yes_no(row["open_source"]),
-            "footnotes": " | ".join(row["footnotes"]),
+            "llms": "; ".join(row.llms),
+            "hardware": row.hardware_text,
+            "internet_access": _yes_no(row.internet_access),
+            "open_source": _yes_no(row.open_source),
+            "footnotes": " | ".join(row.footnotes),
         }
         for tier in TIERS:
-            cell = row["cells"].get(tier)
+            cell = row.cells.get(tier)
             values.update(
                 {
-                    f"{tier}_mean": f"{cell['mean']:.4f}" if cell else "",
-                    f"{tier}_sem": f"{cell['sem']:.4f}" if cell else "",
-                    f"{tier}_seeds": cell["seeds"] if cell else "",
-                    f"{tier}_padded": _yes_no(cell["padded"]) if cell else "",
+                    f"{tier}_mean": f"{cell.mean:.4f}" if cell else "",
+                    f"{tier}_sem": f"{cell.sem:.4f}" if cell else "",
+                    f"{tier}_seeds": cell.seeds if cell else "",
+                    f"{tier}_padded": _yes_no(cell.padded) if cell else "",
                 }
             )
         writer.writerow([_csv_cell(c, values[c]) for c in CSV_COLUMNS])
     return out.getvalue()
 
 
-def rows_json(rows: list[dict], *, meta: dict) -> str:
+def rows_json(rows: list[RowView], *, meta: dict) -> str:
     return json.dumps({**meta, "rows": [api_row(row) for row in rows]}, indent=1, allow_nan=False)
 
 
-def api_row(row: dict) -> dict:
+def api_row(row: RowView) -> dict:
     """SPEC §6's leaderboard row, with the rest of what the page shows."""
     keys = (
         "entry_id",
@@ -157,7 +159,7 @@ def api_row(row: dict) -> dict:
         "footnotes",
         "url",
     )
-    return {key: row[key] for key in keys}
+    return {key: getattr(row, key) for key in keys}
 
 
 # Backslash-escaped: what could start inline Markdown (emphasis, code, links, images, math, table cells).
@@ -196,7 +198,7 @@ def _md_link(text: str, url: str) -> str:
     return f"[{_md(text)}]({quote(url, safe=_URL_SAFE)})"
 
 
-def rows_markdown(rows: list[dict], *, title: str = "") -> str:
+def rows_markdown(rows: list[RowView], *, title: str = "") -> str:
     """MLE-bench README's table: agent, LLM(s), the four tiers as mean ± SEM, running time, date, and the
     portal's own columns (seeds, verified, source); footnotes as [^n] below the table."""
     header = [
@@ -213,25 +215,25 @@ def rows_markdown(rows: list[dict], *, title: str = "") -> str:
     lines += ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     notes: dict[str, int] = {}
     for row in rows:
-        marks = "".join(f"[^{notes.setdefault(note, len(notes) + 1)}]" for note in row["footnotes"])
+        marks = "".join(f"[^{notes.setdefault(note, len(notes) + 1)}]" for note in row.footnotes)
         cells = []
         for tier in TIERS:
-            cell = row["cells"].get(tier)
-            cells.append("" if cell is None else cell["text"] + (" (padded)" if cell["padded"] else ""))
+            cell = row.cells.get(tier)
+            cells.append("" if cell is None else cell.text + (" (padded)" if cell.padded else ""))
         source = (
-            _md_link("Yes", row["source_url"])
-            if row["open_source"] and row["source_url"]
-            else ("Yes" if row["open_source"] else "No")
+            _md_link("Yes", row.source_url)
+            if row.open_source and row.source_url
+            else ("Yes" if row.open_source else "No")
         )
-        runtime = "" if row["runtime_hours"] is None else f"{row['runtime_hours']:g}"
+        runtime = "" if row.runtime_hours is None else f"{row.runtime_hours:g}"
         values = [
-            _md(row["agent"]) + marks,
-            _md(", ".join(row["llms"])),
+            _md(row.agent) + marks,
+            _md(", ".join(row.llms)),
             *cells,
             runtime,
-            str(row["seeds"]),
-            _md(row["date"]),
-            _md(row["verified_label"]),
+            str(row.seeds),
+            _md(row.date),
+            _md(row.verified_label),
             source,
         ]
         lines.append("| " + " | ".join(values) + " |")

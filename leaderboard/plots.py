@@ -10,6 +10,7 @@ from datetime import date, timedelta
 from html import escape
 
 from grading.engine.tiers import TIER_LABELS, TIERS
+from leaderboard.read_models import RowView
 
 COMPARABLE_COLOUR = "#1f5fbf"
 NON_COMPARABLE_COLOUR = "#9a6700"
@@ -110,18 +111,18 @@ def over_time(points: list[dict], *, tab: str) -> dict:
     }
 
 
-def tier_bars(rows: list[dict]) -> dict:
+def tier_bars(rows: list[RowView]) -> dict:
     """Any-medal % per tier for the entries a visitor picked, with SEM error bars (the cells of their rows)."""
     traces = []
     for row in rows:
-        cells = [row["cells"].get(tier) for tier in TIERS]
+        cells = [row.cells.get(tier) for tier in TIERS]
         traces.append(
             {
                 "type": "bar",
-                "name": label(f"{row['agent']} (#{row['entry_id']})"),
+                "name": label(f"{row.agent} (#{row.entry_id})"),
                 "x": [TIER_LABELS[t] for t in TIERS],
-                "y": [round(c["mean"], 3) if c else None for c in cells],
-                "error_y": {"type": "data", "array": [round(c["sem"], 3) if c else 0 for c in cells], "visible": True},
+                "y": [round(c.mean, 3) if c else None for c in cells],
+                "error_y": {"type": "data", "array": [round(c.sem, 3) if c else 0 for c in cells], "visible": True},
             }
         )
     return {

@@ -10,6 +10,7 @@ import json
 import logging
 import operator
 from collections.abc import Iterable
+from datetime import date
 from functools import reduce
 
 from django.db import connection, transaction
@@ -132,7 +133,7 @@ def _verified(submission: Submission) -> str:
     return Entry.Verified.REGRADED
 
 
-def _date(submission: Submission):
+def _date(submission: Submission) -> date:
     declared = submission.manifest.get("date") if submission.origin == Submission.Origin.IMPORT else None
     parsed = parse_date(declared) if isinstance(declared, str) else None
     return parsed or timezone.localdate(submission.created_at)

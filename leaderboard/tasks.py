@@ -41,7 +41,7 @@ def board_warm() -> None:
         logger.exception("warming the board's caches failed")
 
 
-def entry_changed_receiver(*, submission_id: int, **_) -> None:
+def entry_changed_receiver(*, submission_id: int, **_: object) -> None:
     """grading.signals.entry_changed: recompute once the change is committed (a rolled-back one never is)."""
 
     def after_commit() -> None:

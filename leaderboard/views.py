@@ -81,7 +81,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
                     page_size=selectors.MAX_PAGE_SIZE,
                 )
             ).rows
-            if row["entry_id"] in _compare_ids(request)
+            if row.entry_id in _compare_ids(request)
         ]
         if _compare_ids(request)
         else []

@@ -1,6 +1,7 @@
 """CSV, JSON and Markdown downloads of any view of the board."""
 
 import csv
+import dataclasses
 import html
 import io
 import json
@@ -100,8 +101,8 @@ def test_no_csv_cell_a_team_wrote_starts_a_formula_and_the_portals_numbers_stay_
 
 
 def test_a_negative_number_the_portal_computed_stays_a_number_but_a_teams_is_text(entries):
-    row = {**selectors.board_page(BoardQuery(board="all", tier="low")).rows[0], "runtime_hours": -3.5}
-    row["agent"], row["agent_version"] = "-3.5", " +1"
+    shown = selectors.board_page(BoardQuery(board="all", tier="low")).rows[0]
+    row = dataclasses.replace(shown, runtime_hours=-3.5, agent="-3.5", agent_version=" +1")
     written = next(csv.DictReader(io.StringIO(exports.rows_csv([row]))))
     assert written["runtime_hours"] == "-3.5" and written["agent"] == "'-3.5" and written["agent_version"] == "' +1"
 
@@ -167,7 +168,7 @@ def test_the_markdown_table_keeps_its_shape_and_links_only_to_http_addresses(cli
 def test_a_source_address_that_is_not_http_is_plain_text_in_markdown(entries):
     rows = selectors.board_page(BoardQuery(board="all", tier="low")).rows
     for url in ("javascript:alert(1)", "data:text/html,x", "https://", "http://[::1", "https://x.example/ a"):
-        table = exports.rows_markdown([{**rows[0], "source_url": url}]).splitlines()
+        table = exports.rows_markdown([dataclasses.replace(rows[0], source_url=url)]).splitlines()
         assert md_cells(table[2])[-1] == "Yes", url
 
 

@@ -1,3 +1,5 @@
+from typing import Any
+
 from django.core.management.base import BaseCommand
 
 from leaderboard.services import board_rebuild
@@ -9,6 +11,6 @@ class Command(BaseCommand):
         "aggregation or to the known-issue list). Safe to rerun."
     )
 
-    def handle(self, *args, **options) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         count = board_rebuild()
         self.stdout.write(f"Rebuilt the board from {count} published submission(s).")

@@ -1,0 +1,134 @@
+"""An entry's page: the entry, its seeds × competitions matrix, its rates per tier and its ranks."""
+
+from dataclasses import dataclass
+from typing import Any
+
+from grading.engine.tiers import TIER_LABELS, TIERS
+from grading.models import Run, Submission
+from leaderboard.models import BoardRow, Entry
+
+MEDALS = ("gold", "silver", "bronze")
+
+
+def _medal(report: dict | None) -> str:
+    """The cell's class: the best of gold, silver, bronze, above median, valid, invalid, none."""
+    if not report:
+        return "none"
+    for medal in MEDALS:
+        if report.get(f"{medal}_medal"):
+            return medal
+    if report.get("above_median"):
+        return "above_median"
+    if report.get("valid_submission"):
+        return "valid"
+    return "invalid" if report.get("submission_exists") else "none"
+
+
+def _thresholds(report: dict | None) -> str:
+    if not report:
+        return ""
+    parts = [
+        f"{name} {report[f'{name}_threshold']}"
+        for name in (*MEDALS, "median")
+        if report.get(f"{name}_threshold") is not None
+    ]
+    return ", ".join(parts)
+
+
+def entry_get(*, entry_id: int) -> Entry:
+    """A published entry (anyone may see it), or Http404."""
+    from django.http import Http404
+
+    entry = (
+        Entry.objects.select_related("submission__team", "submission__benchmark")
+        .filter(pk=entry_id, submission__status=Submission.Status.PUBLISHED)
+        .first()
+    )
+    if entry is None:
+        raise Http404(f"No published entry {entry_id}.")
+    return entry
+
+
+@dataclass(frozen=True)
+class SeedMatrix:
+    seeds: list[int]
+    rows: list[dict]  # {"competition", "tier", "cells": [cell or None per seed]}
+
+
+def entry_matrix(entry: Entry) -> SeedMatrix:
+    """Competition × seed: medal class, score, thresholds, claimed against re-graded."""
+    self_reported = entry.verified == Entry.Verified.SELF_REPORTED
+    # Plain rows with the competition's slug and tier, not model instances (the competition's other columns hold
+    # whole leaderboards as JSON). Typed loosely: django-stubs mistypes named rows that span a relation.
+    runs: list[Any] = list(
+        Run.objects.filter(submission_id=entry.submission_id)
+        .order_by("competition__slug", "seed")
+        .values_list(
+            "competition__slug", "competition__tier", "seed", "run_group", "run_id", "claimed", "regraded", named=True
+        )
+    )
+    seeds = sorted({run.seed for run in runs})
+    by_competition: dict[str, dict] = {}
+    for run in runs:
+        regraded, claimed = run.regraded or None, run.claimed or None
+        shown = claimed if self_reported else regraded
+        row = by_competition.setdefault(
+            run.competition__slug, {"competition": run.competition__slug, "tier": run.competition__tier, "cells": {}}
+        )
+        claimed_medal = _medal(claimed) if claimed else None
+        row["cells"][run.seed] = {
+            "medal": _medal(shown),
+            "score": (shown or {}).get("score"),
+            "claimed_score": (claimed or {}).get("score"),
+            "claimed_medal": claimed_medal,
+            "regraded_medal": None if self_reported else _medal(regraded),
+            "differs": bool(
+                claimed
+                and not self_reported
+                and (claimed_medal != _medal(regraded) or claimed.get("score") != (regraded or {}).get("score"))
+            ),
+            "thresholds": _thresholds(shown or claimed),
+            "reason": (regraded or {}).get("reason") or "",
+            "run": f"{run.run_group}/{run.run_id}",
+        }
+    rows = [{**row, "cells": [row["cells"].get(seed) for seed in seeds]} for row in by_competition.values()]
+    return SeedMatrix(seeds=seeds, rows=rows)
+
+
+def entry_rates(entry: Entry, *, excluding_leaky: bool = False) -> list[dict]:
+    """Per tier: the shown aggregate's gold / silver / bronze / above-median / valid / any-medal rates."""
+    variant = "excluding_leaky" if excluding_leaky else "all"
+    out = []
+    for tier in TIERS:
+        figures = (entry.tiers.get(tier) or {}).get(variant)
+        if not figures or not figures.get("uses"):
+            continue
+        agg = figures[figures["uses"]]
+        out.append(
+            {
+                "tier": tier,
+                "label": TIER_LABELS[tier],
+                "uses": figures["uses"],
+                "seeds": agg["seeds"],
+                "copies": agg.get("copies", 0),  # runs left out: byte-identical to an earlier seed's file
+                "seeds_with_copies": agg.get("seeds_with_copies", agg["seeds"]),
+                "other": figures["padded" if figures["uses"] == "complete" else "complete"],
+                **{
+                    name: agg[name]
+                    for name in (
+                        "any_medal",
+                        "gold",
+                        "silver",
+                        "bronze",
+                        "above_median",
+                        "valid_submission",
+                        "submission_exists",
+                    )
+                },
+            }
+        )
+    return out
+
+
+def entry_ranks(entry: Entry) -> dict[str, BoardRow]:
+    return {row.tier: row for row in entry.rows.filter(excluding_leaky=False)}
