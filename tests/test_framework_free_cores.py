@@ -1,6 +1,6 @@
-"""The framework-free cores stay free of the framework: nothing in them imports Django, DRF, Celery (but the GPU
-worker, which is a Celery app of its own) or a module of the portal's apps outside its own core (counting imports inside functions), so each can be read, tested and
-installed alone (the engine is its own wheel: packaging/engine/).
+"""The framework-free cores stay free of the framework: nothing in them imports Django, DRF, Celery (but the
+GPU worker, which is a Celery app of its own) or a module of the portal's apps outside its own core (counting
+imports inside functions), so each can be read, tested and installed alone (the engine is its own wheel).
 
 Read from the source with ``ast``, as tests/test_import_cycles.py reads the import graph.
 """
@@ -52,7 +52,8 @@ def test_the_framework_free_cores_import_no_framework_and_no_app():
 def test_the_check_sees_an_import_inside_a_function(tmp_path, monkeypatch):
     core = tmp_path / "grading" / "engine"
     core.mkdir(parents=True)
-    (core / "leak.py").write_text("def f():\n    from django.conf import settings\n    from grading.models import Run\n")
+    leak = "def f():\n    from django.conf import settings\n    from grading.models import Run\n"
+    (core / "leak.py").write_text(leak)
     monkeypatch.setattr("tests.test_framework_free_cores.ROOT", tmp_path)
     assert forbidden_imports("grading/engine", ("grading.engine",)) == [
         "grading/engine/leak.py:2 imports django.conf",
