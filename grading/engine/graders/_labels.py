@@ -12,6 +12,7 @@ Where the reference first casts the labels to integers (macro F1, top-1 error), 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -19,6 +20,7 @@ import pandas as pd
 from grading.engine.errors import AnswersProblem, InvalidSubmission
 from grading.engine.graders._validation import (
     MAX_EXAMPLES,
+    RowIds,
     plural,
     require_answers_columns,
     require_columns,
@@ -49,7 +51,7 @@ def label_values(series: pd.Series) -> np.ndarray:
     return series.to_numpy(dtype=object, na_value=np.nan)
 
 
-def labels_of(values: np.ndarray, column: str, ids=None) -> Labels:
+def labels_of(values: np.ndarray, column: str, ids: RowIds | None = None) -> Labels:
     """Classify one label vector; raise InvalidSubmission where scikit-learn raises."""
     if values.dtype.kind in "biu":
         numbers = values.astype(np.float64)
@@ -142,7 +144,7 @@ _TOKEN_RULE = (
 _INTEGER_RULE = "each cell must be an integer class id such as 42"
 
 
-def integer_labels(series: pd.Series, column: str, ids=None) -> np.ndarray:
+def integer_labels(series: pd.Series, column: str, ids: RowIds | None = None) -> np.ndarray:
     """int64 labels the way pandas 2.2's ``astype(int)`` casts a column read from CSV.
 
     Whole numbers pass as they are and booleans become 0/1; a float column is truncated toward zero
@@ -162,7 +164,7 @@ def integer_labels(series: pd.Series, column: str, ids=None) -> np.ndarray:
     return _cast_text(series, column, ids, first_token=False)
 
 
-def first_token_integers(series: pd.Series, column: str, ids=None) -> np.ndarray:
+def first_token_integers(series: pd.Series, column: str, ids: RowIds | None = None) -> np.ndarray:
     """int64 of each cell's first space-separated token, as ``int(str(cell).split()[0])`` in pandas 2.2.
 
     A cell goes through ``astype(str)`` first, so a number column pandas read as floats (``12.0``, or any
@@ -181,7 +183,7 @@ def first_token_integers(series: pd.Series, column: str, ids=None) -> np.ndarray
     return _cast_text(series, column, ids, first_token=True)
 
 
-def _cast_text(series: pd.Series, column: str, ids, *, first_token: bool) -> np.ndarray:
+def _cast_text(series: pd.Series, column: str, ids: RowIds | None, *, first_token: bool) -> np.ndarray:
     """Python's ``int`` of each distinct cell (or of its first token), spread back over the rows."""
     codes, uniques = pd.factorize(series, use_na_sentinel=True)
     uniques = np.asarray(uniques, dtype=object)
@@ -202,7 +204,7 @@ def _cast_text(series: pd.Series, column: str, ids, *, first_token: bool) -> np.
     return cast[codes]
 
 
-def _raise_not_integers(column: str, values: np.ndarray, positions: np.ndarray, ids, rule: str) -> None:
+def _raise_not_integers(column: str, values: np.ndarray, positions: np.ndarray, ids: RowIds | None, rule: str) -> None:
     examples = "; ".join(f"{show(values[int(p)])} in {row_label(int(p), ids)}" for p in positions[:MAX_EXAMPLES])
     raise InvalidSubmission(
         f"column {show(column)} has {plural(len(positions), 'value')} that cannot be read as an integer "
@@ -210,8 +212,14 @@ def _raise_not_integers(column: str, values: np.ndarray, positions: np.ndarray, 
     )
 
 
+class LabelParser(Protocol):
+    """:func:`integer_labels` or :func:`first_token_integers`."""
+
+    def __call__(self, series: pd.Series, column: str, ids: RowIds | None = None) -> np.ndarray: ...
+
+
 def paired_integer_labels(
-    submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, target_column: str, parse
+    submission: pd.DataFrame, answers: pd.DataFrame, *, id_column: str, target_column: str, parse: LabelParser
 ) -> tuple[np.ndarray, np.ndarray]:
     """(truth, predicted) integer class ids in matched row order, ``parse`` being :func:`integer_labels` or
     :func:`first_token_integers`. Checks as the reference does: answers' columns, row count, the

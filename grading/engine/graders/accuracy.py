@@ -86,7 +86,7 @@ def grade_top1_error(submission: pd.DataFrame, answers: pd.DataFrame, *, id_colu
 # Text comparison
 
 
-def _arrow_text(series: pd.Series):
+def _arrow_text(series: pd.Series) -> pa.ChunkedArray | None:
     if pa is None:
         return None
     array = getattr(series.array, "_pa_array", None)

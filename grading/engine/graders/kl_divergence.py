@@ -32,6 +32,7 @@ from grading.engine.graders._prob_validation import require_rows_round_to_one, r
 from grading.engine.graders._validation import (
     MAX_EXAMPLES,
     AnswersProblem,
+    RowIds,
     describe_columns,
     grader_function,
     numeric_values,
@@ -58,7 +59,9 @@ def _extra_hint(extra: list[str]) -> str:
     )
 
 
-def _verify_probabilities(matrix: np.ndarray, columns: list[str], extra: list[str], ids, id_column: str) -> None:
+def _verify_probabilities(
+    matrix: np.ndarray, columns: list[str], extra: list[str], ids: RowIds | None, id_column: str
+) -> None:
     """Kaggle's ``verify_valid_probabilities`` over every non-id column (NaN skipped as pandas does)."""
     for name, bad, what in (
         ("below 0", matrix < 0, "must be at least 0"),

@@ -149,7 +149,7 @@ def grade(
     return float(np.average(np.asarray(per_column)))
 
 
-def _check_params(values, columns, pair_columns, id_alignment, unscored_rows) -> None:
+def _check_params(values: str, columns: str, pair_columns: str, id_alignment: str, unscored_rows: str | None) -> None:
     for name, value, allowed in (
         ("values", values, _VALUES),
         ("columns", columns, _COLUMNS),

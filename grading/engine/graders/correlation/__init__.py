@@ -39,6 +39,7 @@ from grading.engine.graders._labels import combined_type, label_values, labels_o
 from grading.engine.graders._validation import (
     AnswersProblem,
     InvalidSubmission,
+    RowIds,
     describe_columns,
     grader_function,
     numeric_values,
@@ -125,7 +126,7 @@ def grade_pearson(submission: pd.DataFrame, answers: pd.DataFrame, *, id_column:
         return float(stats.pearsonr(truth, paired).statistic)
 
 
-def _require_centrable(values: np.ndarray, column: str, ids) -> None:
+def _require_centrable(values: np.ndarray, column: str, ids: RowIds | None) -> None:
     """What SciPy 1.13's ``linalg.norm(x - x.mean())`` accepts: finite values with a finite mean."""
     require_finite(values, column, ids)
     with np.errstate(over="ignore", invalid="ignore"):

@@ -180,7 +180,7 @@ def _first_non_finite(values: np.ndarray, rows: np.ndarray, ids: RowIds | None) 
     return f"{plural(len(bad), 'value')}, e.g. {shown}"
 
 
-def _require_no_nan(values, rows, ids, column: str, field: str) -> None:
+def _require_no_nan(values: np.ndarray, rows: np.ndarray, ids: RowIds | None, column: str, field: str) -> None:
     if np.isnan(values).any():
         bad = np.flatnonzero(np.isnan(values))
         shown = ", ".join(row_label(int(rows[b]), ids) for b in bad[:MAX_EXAMPLES])
@@ -190,7 +190,7 @@ def _require_no_nan(values, rows, ids, column: str, field: str) -> None:
         )
 
 
-def _require_same_id_set(sub_ids: np.ndarray, images, id_column: str) -> None:
+def _require_same_id_set(sub_ids: np.ndarray, images: np.ndarray, id_column: str) -> None:
     """The reference compares the sets of ids: every test image at least once, nothing else."""
     expected = set(images.tolist())
     present = pd.unique(sub_ids).tolist()
@@ -231,7 +231,13 @@ def _class_ids(predicted: Objects, ids: RowIds | None, column: str) -> np.ndarra
     return np.where(representable, truncated, -(2**62)).astype(np.int64)
 
 
-def _vinbigdata_truth(answers, image_of_answer, class_column, box_columns, no_finding_class) -> Boxes:
+def _vinbigdata_truth(
+    answers: pd.DataFrame,
+    image_of_answer: np.ndarray,
+    class_column: str,
+    box_columns: list[str],
+    no_finding_class: int,
+) -> Boxes:
     category = answers[class_column].to_numpy()
     if not (pd.api.types.is_integer_dtype(answers[class_column].dtype)):
         raise AnswersProblem(f"the answers' {class_column!r} column must hold integers")

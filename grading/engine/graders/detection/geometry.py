@@ -6,12 +6,16 @@ polygon construction or sorting; it is the area shapely's intersection returns, 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 _CHUNK = 100_000  # pairs per pass: keeps the (pairs x 4) temporaries small
 
 
-def rectangle_corners(cx, cy, width, length, yaw) -> tuple[np.ndarray, np.ndarray]:
+def rectangle_corners(
+    cx: np.ndarray, cy: np.ndarray, width: np.ndarray, length: np.ndarray, yaw: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """x and y (each (n, 4)) of the counter-clockwise corners of boxes with ``length`` along ``yaw``.
 
     The corner formulas of the Lyft SDK's ``Box3D.ground_bbox_coords`` (points 0..3: centre + along +
@@ -86,7 +90,7 @@ def box_iou_xyxy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def pairs_within_groups(
     left_group: np.ndarray, right_start: np.ndarray, right_count: np.ndarray, *, max_pairs: int = 4_000_000
-):
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Yield (left, right) index arrays of every pair of a left item with each right item of its group.
 
     Right items are sorted by group: group g holds ``right_start[g] : right_start[g] + right_count[g]``.

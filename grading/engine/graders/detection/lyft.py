@@ -89,7 +89,14 @@ def lyft_map(truth: Objects, predicted: Objects, pred_sample: np.ndarray, n_samp
     return float(np.mean(np.stack(per_pair, axis=1)))  # a sample without ground truth gives NaN, as np.mean of []
 
 
-def _best_boxes(pred, pred_group, gt, group_start, group_count, min_threshold):
+def _best_boxes(
+    pred: np.ndarray,
+    pred_group: np.ndarray,
+    gt: np.ndarray,
+    group_start: np.ndarray,
+    group_count: np.ndarray,
+    min_threshold: float,
+) -> tuple[np.ndarray, np.ndarray]:
     """Each prediction's largest IoU over the boxes of its group and that box (first on a tie).
 
     Pairs that cannot reach ``min_threshold`` (no height overlap, bounding circles apart, volumes too
@@ -141,7 +148,9 @@ def _ground_box(values: np.ndarray) -> tuple:
     return values[:, _X], values[:, _Y], values[:, _W], values[:, _L], values[:, _YAW]
 
 
-def _voc_ap_per_group(tp, group, is_first, position, n_gt, n_groups) -> np.ndarray:
+def _voc_ap_per_group(
+    tp: np.ndarray, group: np.ndarray, is_first: np.ndarray, position: np.ndarray, n_gt: np.ndarray, n_groups: int
+) -> np.ndarray:
     """All-point interpolated AP (precision envelope, summed over recall steps) of each group's predictions."""
     ap = np.zeros(n_groups)
     if len(tp) == 0:

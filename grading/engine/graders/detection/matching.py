@@ -37,7 +37,7 @@ def greedy_match(
     return matched
 
 
-def _replay(item, partner, preference, matched) -> None:
+def _replay(item: np.ndarray, partner: np.ndarray, preference: np.ndarray, matched: np.ndarray) -> None:
     order = np.lexsort((partner, -preference, item))
     taken: set[int] = set()
     current, done = -1, False

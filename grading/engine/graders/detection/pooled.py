@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from grading.engine.graders.detection.geometry import box_iou_xyxy, pairs_within_groups
@@ -81,7 +82,7 @@ def average_precision(y_true: np.ndarray, y_score: np.ndarray) -> float:
     return float(-np.sum(np.diff(recall) * precision[:-1]))
 
 
-def _concat(parts: list[np.ndarray], dtype) -> np.ndarray:
+def _concat(parts: list[np.ndarray], dtype: npt.DTypeLike) -> np.ndarray:
     return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype=dtype)
 
 

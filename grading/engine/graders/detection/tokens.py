@@ -107,7 +107,9 @@ class TokenFormat:
     # -----------------------------------------------------------------------------------------------
     # Messages
 
-    def _count_message(self, name, ids, bad, counts, texts) -> str:
+    def _count_message(
+        self, name: str, ids: RowIds | None, bad: np.ndarray, counts: np.ndarray, texts: list[str]
+    ) -> str:
         examples = "; ".join(
             f"{row_label(int(p), ids)} has {plural(int(counts[p]), 'token')}{self._count_hint(texts[p])}"
             for p in bad[:MAX_EXAMPLES]
@@ -122,7 +124,15 @@ class TokenFormat:
             return " (separate tokens with exactly one space: a double, leading or trailing space makes an empty token)"
         return ""
 
-    def _number_message(self, name, ids, column_tokens, rows, field, counts) -> str:
+    def _number_message(
+        self,
+        name: str,
+        ids: RowIds | None,
+        column_tokens: np.ndarray,
+        rows: np.ndarray,
+        field: int,
+        counts: np.ndarray,
+    ) -> str:
         failed = []
         for position, token in enumerate(column_tokens.tolist()):
             try:

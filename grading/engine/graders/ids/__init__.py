@@ -36,6 +36,7 @@ from grading.engine.graders.ids.columns import (
     AnswersHaveDuplicateIds,
     Pairing,
     _comparable,
+    _Ids,
     _ids_of,
     _is_numeric,
     _prepare_pair,
@@ -135,7 +136,16 @@ def match_permutation(sub_ids: pd.Series, ans_ids: pd.Series) -> np.ndarray | Li
     return perm
 
 
-def _resolve_collisions(s, a, perm, same, s_hash, s_sorted, a_sorted, bits) -> np.ndarray | None:
+def _resolve_collisions(
+    s: _Ids,
+    a: _Ids,
+    perm: np.ndarray,
+    same: np.ndarray,
+    s_hash: np.ndarray,
+    s_sorted: np.ndarray,
+    a_sorted: np.ndarray,
+    bits: int,
+) -> np.ndarray | None:
     """Re-pair rows whose (truncated) hashes collide by comparing the actual values."""
     row_mask = np.uint64((1 << bits) - 1)
     changed: list[int] = []

@@ -81,7 +81,7 @@ class _Ids:
         return self.obj[rows].tolist()
 
 
-def _arrow_array(series: pd.Series):
+def _arrow_array(series: pd.Series) -> pa.Array | pa.ChunkedArray | None:
     if pa is None:
         return None
     array = getattr(series.array, "_pa_array", None)
@@ -169,7 +169,7 @@ class Pairing:
     ans_rows: np.ndarray | None
 
     @staticmethod
-    def take(values, rows: np.ndarray | None):
+    def take(values: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
         return values if rows is None else values[rows]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -85,7 +87,7 @@ def describe_id_mismatch(sub_ids: pd.Series, ans_ids: pd.Series, id_column: str)
     return f"{head}: " + "; ".join(parts) + f". {hint}"
 
 
-def _spelling_hint(unknown, candidates) -> str:
+def _spelling_hint(unknown: object, candidates: Sequence[object]) -> str:
     text = str(unknown)
     for candidate in candidates:
         c = str(candidate)

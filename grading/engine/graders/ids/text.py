@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from itertools import zip_longest
 
 import numpy as np
@@ -42,7 +43,7 @@ class _Bytes:
         self.maxlen = int(lens.max()) if len(lens) else 0
 
     @staticmethod
-    def from_arrow(array) -> _Bytes:
+    def from_arrow(array: pa.Array | pa.ChunkedArray) -> _Bytes:
         if isinstance(array, pa.ChunkedArray):  # combined only here: comparisons work chunk-wise
             array = array.combine_chunks()
         offset_type: type[np.signedinteger] = np.int32 if array.type == pa.string() else np.int64
@@ -91,7 +92,7 @@ class _Bytes:
         start = int(self.starts[row])
         return self.words.view(np.uint8)[start : start + int(self.lens[row])].tobytes()
 
-    def _block_words(self, starts: np.ndarray, lens: np.ndarray, count: int):
+    def _block_words(self, starts: np.ndarray, lens: np.ndarray, count: int) -> Iterator[np.ndarray]:
         """Words 0..count-1 (bytes 8k..8k+7, zero past the end) of the strings at ``starts``/``lens``."""
         q = (starts >> 3).astype(np.intp)
         lo = ((starts & 7) << 3).astype(np.uint64)

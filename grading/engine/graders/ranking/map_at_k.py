@@ -35,6 +35,7 @@ from grading.engine.errors import InvalidSubmission
 from grading.engine.graders._validation import (
     MAX_EXAMPLES,
     AnswersProblem,
+    RowIds,
     describe_columns,
     grader_function,
     plural,
@@ -245,7 +246,7 @@ def _require_columns_in_order(submission: pd.DataFrame, expected: list[str]) -> 
     )
 
 
-def _to_numeric(series: pd.Series, column: str, ids) -> np.ndarray:
+def _to_numeric(series: pd.Series, column: str, ids: RowIds | None) -> np.ndarray:
     """``pd.to_numeric(series)`` as float64 (missing cells as NaN); text it cannot read is refused."""
     dtype = series.dtype
     if pd.api.types.is_bool_dtype(dtype) or (

@@ -18,6 +18,7 @@ import pandas as pd
 from grading.engine.errors import InvalidSubmission
 from grading.engine.graders._validation import (
     MAX_EXAMPLES,
+    RowIds,
     describe_columns,
     float_values_like_sklearn,
     grader_function,
@@ -97,7 +98,7 @@ def grade_rmse(
     return rmse(truth, predicted)
 
 
-def _require_within(series: pd.Series, column: str, ids, value_range: Sequence[float]) -> None:
+def _require_within(series: pd.Series, column: str, ids: RowIds | None, value_range: Sequence[float]) -> None:
     low, high = (float(v) for v in value_range)
     values = numeric_values(series, column, ids)
     inside = (values >= low) & (values <= high)

@@ -37,7 +37,7 @@ from grading.engine.registry import register
 _CHUNK = 1 << 20  # rows per vectorised pass: keeps the trigonometric temporaries at a few MB each
 
 
-def angular_errors(az_true, zen_true, az_pred, zen_pred) -> np.ndarray:
+def angular_errors(az_true: np.ndarray, zen_true: np.ndarray, az_pred: np.ndarray, zen_pred: np.ndarray) -> np.ndarray:
     """Angles in radians between two directions per row, as Kaggle's angular_dist_score computes them."""
     sa1, ca1, sz1, cz1 = np.sin(az_true), np.cos(az_true), np.sin(zen_true), np.cos(zen_true)
     sa2, ca2, sz2, cz2 = np.sin(az_pred), np.cos(az_pred), np.sin(zen_pred), np.cos(zen_pred)
@@ -81,7 +81,9 @@ def grade_mean_angular_error(
 # smartphone-decimeter-2022
 
 
-def haversine_m(lat1, lon1, lat2, lon2, *, radius_m: float) -> np.ndarray:
+def haversine_m(
+    lat1: np.ndarray, lon1: np.ndarray, lat2: np.ndarray, lon2: np.ndarray, *, radius_m: float
+) -> np.ndarray:
     lat1, lon1, lat2, lon2 = map(np.radians, (lat1, lon1, lat2, lon2))
     a = np.sin((lat2 - lat1) / 2) ** 2 + np.cos(lat1) * np.cos(lat2) * np.sin((lon2 - lon1) / 2) ** 2
     return 2 * radius_m * np.arcsin(a**0.5)

@@ -22,6 +22,7 @@ sets of pixel numbers, so no mask of a whole-slide image is ever drawn.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
@@ -29,6 +30,7 @@ import pandas as pd
 from grading.engine.errors import AnswersProblem, InvalidSubmission
 from grading.engine.graders._validation import (
     MAX_EXAMPLES,
+    RowIds,
     describe_columns,
     grader_function,
     plural,
@@ -222,7 +224,7 @@ def grade_iou_sweep(
     return float(np.mean(per_image))
 
 
-def _require_text_or_empty(series: pd.Series, column: str, ids) -> None:
+def _require_text_or_empty(series: pd.Series, column: str, ids: RowIds | None) -> None:
     """The reference's ``fillna('')`` then "is every cell a str" check."""
     values = series.to_numpy(dtype=object, na_value=np.nan)
     not_text = [
@@ -297,7 +299,9 @@ def grade_dice_hausdorff(
     return dice_weight * dice + hausdorff_weight * (1 - hausdorff)
 
 
-def _case_days(ids: pd.Series, heights: np.ndarray, widths: np.ndarray):
+def _case_days(
+    ids: pd.Series, heights: np.ndarray, widths: np.ndarray
+) -> Iterator[tuple[np.ndarray, np.ndarray, tuple[int, int, int]]]:
     """For each case-day: its answers rows, each row's slice number (rank of its id among the case-day's
     distinct ids) and the volume's shape (slices, width, height): a column-major mask's pixel number is
     the C-order index of a (width, height) plane."""
@@ -360,7 +364,7 @@ def grade_fbeta(
     return float(np.mean(scores))
 
 
-def _require_same_ids_in_order(sub_ids: pd.Series, ans_ids: pd.Series, column: str, ids) -> None:
+def _require_same_ids_in_order(sub_ids: pd.Series, ans_ids: pd.Series, column: str, ids: RowIds | None) -> None:
     submitted, expected = id_objects(sub_ids), id_objects(ans_ids)
     differ = [k for k, (a, b) in enumerate(zip(submitted.tolist(), expected.tolist())) if a != b]
     if differ:

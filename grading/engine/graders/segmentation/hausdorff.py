@@ -19,6 +19,7 @@ on runs. Only the voxels of ``A - B`` and of B's surface are listed one by one.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -105,7 +106,9 @@ def _covered(starts: np.ndarray, ends: np.ndarray, bounds: np.ndarray) -> np.nda
     return np.cumsum(change[:-1])
 
 
-def _combine(run_lists: list[tuple[np.ndarray, np.ndarray]], keep) -> tuple[np.ndarray, np.ndarray]:
+def _combine(
+    run_lists: list[tuple[np.ndarray, np.ndarray]], keep: Callable[[list[np.ndarray]], np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
     """The runs of the voxels where ``keep(counts)`` holds, ``counts[i]`` telling whether the voxel is in
     run list i (each sorted and disjoint). Pieces come out sorted, not merged."""
     bounds = np.sort(np.concatenate([array for pair in run_lists for array in pair]))

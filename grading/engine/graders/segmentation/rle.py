@@ -210,7 +210,9 @@ def parse_column(
     return Runs(offsets, starts - 1, starts - 1 + lengths)
 
 
-def _tokens(texts: list[str], rows: np.ndarray, *, where: str, ids, error) -> tuple[np.ndarray, np.ndarray]:
+def _tokens(
+    texts: list[str], rows: np.ndarray, *, where: str, ids: RowIds | None, error: type[Exception]
+) -> tuple[np.ndarray, np.ndarray]:
     """(row, value) of every number in the text cells, in file order."""
     if not texts:
         return _EMPTY, _EMPTY
@@ -257,7 +259,7 @@ def _tokens(texts: list[str], rows: np.ndarray, *, where: str, ids, error) -> tu
     return rows[line[order]], number[order]
 
 
-def _python_ints(text: str, row: int, *, where: str, ids, error) -> np.ndarray:
+def _python_ints(text: str, row: int, *, where: str, ids: RowIds | None, error: type[Exception]) -> np.ndarray:
     """One cell parsed the way the reference parses it: ``[int(t) for t in text.split()]``."""
     numbers = []
     for token in text.split():
@@ -282,8 +284,8 @@ def _validate_pairs(
     offsets: np.ndarray,
     *,
     where: str,
-    ids,
-    error,
+    ids: RowIds | None,
+    error: type[Exception],
 ) -> None:
     same_row = run_rows[1:] == run_rows[:-1]
     unsorted = np.zeros(len(starts), dtype=bool)

@@ -5,6 +5,8 @@ Every helper reads the column only; messages name rows from 1 and say what to wr
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 import numpy as np
 import pandas as pd
 
@@ -27,7 +29,7 @@ except ImportError:  # pragma: no cover - pandas keeps text as Python objects th
     pc = None
 
 
-def _arrow_text(series: pd.Series):
+def _arrow_text(series: pd.Series) -> pa.ChunkedArray | None:
     array = getattr(series.array, "_pa_array", None)
     if pa is None or array is None:
         return None
@@ -51,7 +53,7 @@ def as_text_like_pandas(series: pd.Series) -> np.ndarray:
     return np.array(["nan" if _missing(v) else v if isinstance(v, str) else str(v) for v in values], dtype=object)
 
 
-def _missing(value) -> bool:
+def _missing(value: object) -> bool:
     return value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value))
 
 
@@ -77,7 +79,9 @@ def text_sequences(series: pd.Series, column: str, ids: RowIds | None, *, missin
     return Sequences.from_strings(values)
 
 
-def _refuse_non_text(values: np.ndarray, rows: np.ndarray, column: str, ids: RowIds | None, *, answers: bool):
+def _refuse_non_text(
+    values: np.ndarray, rows: np.ndarray, column: str, ids: RowIds | None, *, answers: bool
+) -> NoReturn:
     examples = "; ".join(f"{row_label(int(r), ids)} has {show(values[int(r)])}" for r in rows[:MAX_EXAMPLES])
     problem = f"column {show(column)} has {plural(len(rows), 'cell')} that {'is' if len(rows) == 1 else 'are'} not text"
     if answers:

@@ -17,9 +17,14 @@ Distances are over symbols, so for text they count Unicode code points, as pytho
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:  # imported where it is used: only text read from Arrow buffers needs it
+    import pyarrow as pa
 
 _BATCH = 4096  # pairs per bit-parallel pass: large enough to amortise NumPy calls, small enough for cache
 _SCAN_ROWS = 1 << 15  # pairs per block when comparing prefixes and suffixes
@@ -51,14 +56,14 @@ class Sequences:
         return Sequences(codes, _starts(lens), lens)
 
     @staticmethod
-    def from_strings(values) -> Sequences:
+    def from_strings(values: Iterable[str]) -> Sequences:
         """Code points of a sequence of Python str."""
         values = list(values)
         lens = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
         return Sequences(_code_points("".join(values)), _starts(lens), lens)
 
     @staticmethod
-    def from_arrow(array) -> Sequences:
+    def from_arrow(array: pa.Array | pa.ChunkedArray) -> Sequences:
         """Code points of a pyarrow string array without nulls, read from its buffers."""
         import pyarrow as pa
         import pyarrow.compute as pc
@@ -160,7 +165,9 @@ def distances(
     return out
 
 
-def _byte_distances(codes_a, sa, la, codes_b, sb, lb) -> np.ndarray:
+def _byte_distances(
+    codes_a: np.ndarray, sa: np.ndarray, la: np.ndarray, codes_b: np.ndarray, sb: np.ndarray, lb: np.ndarray
+) -> np.ndarray:
     """:func:`distances` of byte strings (ASCII text). Both sides go end to end into one array, with ``_PAD``
     zero bytes before and ``_PAD`` plus the longest item after, made once: common prefixes and suffixes are
     compared 8 bytes at a time through unaligned uint64 words over it, and the bit-parallel pass reads its
@@ -182,7 +189,9 @@ def _byte_distances(codes_a, sa, la, codes_b, sb, lb) -> np.ndarray:
     return out
 
 
-def _middles(codes, sa, ma, sb, mb, alphabet: int) -> np.ndarray:
+def _middles(
+    codes: np.ndarray, sa: np.ndarray, ma: np.ndarray, sb: np.ndarray, mb: np.ndarray, alphabet: int
+) -> np.ndarray:
     """Distances of the differing middles, with the shorter item of each pair as the bit pattern."""
     a_is_pattern = ma <= mb
     return _bit_parallel(
@@ -195,7 +204,9 @@ def _middles(codes, sa, ma, sb, mb, alphabet: int) -> np.ndarray:
     )
 
 
-def _common_run_words(words: np.ndarray, at_a, at_b, limit, *, from_end: bool) -> np.ndarray:
+def _common_run_words(
+    words: np.ndarray, at_a: np.ndarray, at_b: np.ndarray, limit: np.ndarray, *, from_end: bool
+) -> np.ndarray:
     """Length of the common prefix (or, with ``from_end``, suffix) of each pair of byte strings, at most
     ``limit``. ``words[i]`` holds bytes i..i+7 (little-endian); a prefix is read from the words at ``at_*``
     on, a suffix from the words at ``at_*`` (the one that ends with the item's last byte) back."""
@@ -206,7 +217,9 @@ def _common_run_words(words: np.ndarray, at_a, at_b, limit, *, from_end: bool) -
     return run
 
 
-def _common_run_words_block(words, at_a, at_b, limit, from_end: bool) -> np.ndarray:
+def _common_run_words_block(
+    words: np.ndarray, at_a: np.ndarray, at_b: np.ndarray, limit: np.ndarray, from_end: bool
+) -> np.ndarray:
     run = np.zeros(len(at_a), dtype=np.int64)
     active = np.flatnonzero(limit > 0)
     done, width = 0, 2
@@ -241,7 +254,16 @@ def _leading_zero_bytes(words: np.ndarray) -> np.ndarray:
     return (64 - np.bitwise_count(smeared).astype(np.int64)) // 8
 
 
-def _common_run(codes_a, sa, codes_b, sb, limit, *, from_end: bool, lens) -> np.ndarray:
+def _common_run(
+    codes_a: np.ndarray,
+    sa: np.ndarray,
+    codes_b: np.ndarray,
+    sb: np.ndarray,
+    limit: np.ndarray,
+    *,
+    from_end: bool,
+    lens: tuple[np.ndarray, np.ndarray],
+) -> np.ndarray:
     """Length of the common prefix (or suffix) of each pair, at most ``limit``."""
     run = np.zeros(len(sa), dtype=np.int64)
     for first in range(0, len(sa), _SCAN_ROWS):  # in blocks, to keep the index matrices small
@@ -252,7 +274,16 @@ def _common_run(codes_a, sa, codes_b, sb, limit, *, from_end: bool, lens) -> np.
     return run
 
 
-def _common_run_block(codes_a, sa, codes_b, sb, limit, from_end, la, lb) -> np.ndarray:
+def _common_run_block(
+    codes_a: np.ndarray,
+    sa: np.ndarray,
+    codes_b: np.ndarray,
+    sb: np.ndarray,
+    limit: np.ndarray,
+    from_end: bool,
+    la: np.ndarray,
+    lb: np.ndarray,
+) -> np.ndarray:
     run = np.zeros(len(sa), dtype=np.int64)
     if from_end:
         sa, sb = sa + la - 1, sb + lb - 1
@@ -277,7 +308,9 @@ def _common_run_block(codes_a, sa, codes_b, sb, limit, from_end, la, lb) -> np.n
     return run
 
 
-def _bit_parallel(codes, sp, lp, st, lt, alphabet: int) -> np.ndarray:
+def _bit_parallel(
+    codes: np.ndarray, sp: np.ndarray, lp: np.ndarray, st: np.ndarray, lt: np.ndarray, alphabet: int
+) -> np.ndarray:
     """Myers/Hyyrö bit-parallel edit distance of patterns (lp >= 1) and texts (lt >= 1) stored in codes."""
     words = (lp + 63) // 64
     order = np.lexsort((lt, words))
@@ -289,7 +322,9 @@ def _bit_parallel(codes, sp, lp, st, lt, alphabet: int) -> np.ndarray:
     return out
 
 
-def _batch_distances(codes, sp, lp, st, lt, alphabet: int) -> np.ndarray:
+def _batch_distances(
+    codes: np.ndarray, sp: np.ndarray, lp: np.ndarray, st: np.ndarray, lt: np.ndarray, alphabet: int
+) -> np.ndarray:
     """One batch, texts sorted longest first. Each pattern sits in the top bits of its ``width`` words:
     the unused low bits are rows that match nothing and start with vertical deltas 0, which makes the
     row just above the pattern equal row 0 of its table (0, 1, 2, ...), so its distance is unchanged and
