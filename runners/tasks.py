@@ -4,7 +4,7 @@ from celery import shared_task
 
 from runners import queue
 from runners.services.assembly import hosted_run_assemble
-from runners.services.workers import hosted_watchdog as watchdog_run
+from runners.services.watchdog import hosted_watchdog as watchdog_run
 
 
 @shared_task(name=queue.HOSTED_ASSEMBLE, ignore_result=True)

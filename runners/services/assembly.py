@@ -29,7 +29,6 @@ from runners.secrets import env_decrypt
 from runners.services.fit import task_cpus, task_memory_gb
 from runners.services.hosted import nothing_collected_reason
 from runners.services.transitions import hosted_run_transition
-from runners.services.workers import hosted_files_delete
 from runners.worker.collect import redact_tree, secret_values
 
 logger = logging.getLogger(__name__)
@@ -214,3 +213,13 @@ def _assemble(run: HostedRun) -> HostedRun:
     run.refresh_from_db()
     logger.info("hosted run %s became submission %s", run.pk, run.submission_id)
     return run
+
+
+def hosted_files_delete(*, hosted_run: HostedRun) -> None:
+    """The collected archives, once they are inside the submission's bundle."""
+    for name in hosted_run.tasks.exclude(archive_path="").values_list("archive_path", flat=True):
+        try:
+            storages["private"].delete(name)
+        except OSError:
+            pass
+    shutil.rmtree(Path(settings.PRIVATE_ROOT) / "hosted" / str(hosted_run.pk), ignore_errors=True)

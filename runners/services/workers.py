@@ -1,4 +1,5 @@
-"""What GPU workers do through the worker API: register, beat, claim a task, check a format, finish.
+"""What GPU workers do through the worker API: register, beat, claim a task, check a format, finish (the
+server's side of what they fail to do is runners/services/watchdog.py).
 
 A worker holds a token of its own (runners/auth.py), no database credentials and no answers. Each
 call here is one conditional update, so a repeated or late call (a re-queued task's old attempt, a
@@ -8,11 +9,10 @@ message delivered twice) changes nothing.
 import logging
 import math
 import re
-import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -25,16 +25,14 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from competitions.models import CompetitionPack
-from grading.models import Submission
 from grading.services.grade_file import FormatCheckFailed, format_check_isolated
 from portal.accounts.keys import hash_key, new_key
 from portal.refusals import Refused
-from runners import queue
 from runners.capability import capability_matches
 from runners.models import FormatCheck, GpuWorker, HostedRun, HostedTask
 from runners.secrets import env_decrypt
 from runners.services.fit import WAITING, queued_reasons_refresh, task_cpus, task_memory_gb
-from runners.services.hosted import hosted_run_graded, hosted_run_progress
+from runners.services.hosted import hosted_run_progress
 from runners.services.transitions import hosted_tasks_transition
 from runners.worker.collect import redact, secret_values
 
@@ -399,112 +397,3 @@ def public_data_open(*, slug: str) -> tuple[File, str, int]:
     if pack is None or not pack.public_archive_path:
         raise WorkerRefused(status=404, code="not_found", message=f"no public data for {slug}")
     return storages["private"].open(pack.public_archive_path, "rb"), pack.public_sha256, pack.public_bytes
-
-
-def _lost(task: HostedTask, *, now: datetime, why: str) -> int:
-    """A running task its worker lost: queued again as a new attempt (with a fresh capability), or failed
-    after HOSTED_MAX_ATTEMPTS. 1 when this call changed it."""
-    this_attempt = HostedTask.objects.filter(pk=task.pk, attempt=task.attempt)
-    if task.attempt >= settings.HOSTED_MAX_ATTEMPTS:
-        return hosted_tasks_transition(
-            tasks=this_attempt,
-            to=T.FAILED,
-            expected=(T.RUNNING,),
-            finished_at=now,
-            reason=f"{why}; given up after {task.attempt} attempts",
-        )
-    with transaction.atomic():
-        changed = hosted_tasks_transition(
-            tasks=this_attempt,
-            to=T.QUEUED,
-            attempt=task.attempt + 1,
-            worker=None,
-            queued_at=now,
-            started_at=None,
-            seen_at=None,
-            reason=f"{why} during attempt {task.attempt}; queued again",
-        )
-        if changed:
-            queue.task_enqueue_after_commit(task_id=task.pk, attempt=task.attempt + 1)
-    return changed
-
-
-def hosted_watchdog(*, now: datetime | None = None) -> dict[str, int]:
-    """The server ends what its workers do not: a task running past its time limit plus
-    HOSTED_OVERTIME_GRACE_SECONDS fails; a task whose worker stopped beating, or beats on without listing it,
-    for HOSTED_WORKER_LOST_SECONDS goes back to the queue (a new attempt) or fails after HOSTED_MAX_ATTEMPTS;
-    tasks no worker took within HOSTED_QUEUE_TIMEOUT_SECONDS fail; each with its reason. Queued tasks marked
-    resend (queued before claims carried a capability) get a fresh message. Runs whose
-    submission reached a final status are done: grading's signal does it at once (runners/apps.py), this pass
-    is the safety net (runs whose submission ended before the receiver was connected, a receiver that failed).
-    Safe to run anywhere, any number of times."""
-    now = now or timezone.now()
-    lost_before = now - timedelta(seconds=settings.HOSTED_WORKER_LOST_SECONDS)
-    counts = {"requeued": 0, "failed": 0, "expired": 0, "overtime": 0, "resent": 0, "done": 0, "reasons": 0}
-    touched: set[int] = set()
-    running = list(HostedTask.objects.filter(status=T.RUNNING).select_related("worker", "hosted_run"))
-    for task in running:
-        started = task.started_at or now
-        overdue = (now - started).total_seconds() - task.hosted_run.time_limit_hours * 3600
-        if overdue > settings.HOSTED_OVERTIME_GRACE_SECONDS:
-            counts["overtime"] += hosted_tasks_transition(
-                tasks=HostedTask.objects.filter(pk=task.pk, attempt=task.attempt),
-                to=T.FAILED,
-                expected=(T.RUNNING,),
-                finished_at=now,
-                reason=f"timed out: still running {overdue / 60:.0f} min after its time limit of "
-                f"{task.hosted_run.time_limit_hours:g} h, and its worker reported no end; ended by the portal",
-            )
-            logger.warning("task %s attempt %s ended by the portal: past its time limit", task.pk, task.attempt)
-            touched.add(task.hosted_run_id)
-            continue
-        worker_name = task.worker.name if task.worker else "its worker"
-        silent = task.worker is None or task.worker.beat_at is None or task.worker.beat_at < lost_before
-        unlisted = (task.seen_at or started) < lost_before
-        if silent:
-            why = f"{worker_name} stopped sending heartbeats"
-        elif unlisted:
-            why = f"{worker_name} kept beating but no longer reported the task"
-        else:
-            continue
-        changed = _lost(task, now=now, why=why)
-        counts["failed" if task.attempt >= settings.HOSTED_MAX_ATTEMPTS else "requeued"] += changed
-        logger.warning("task %s attempt %s lost: %s", task.pk, task.attempt, why)
-        touched.add(task.hosted_run_id)
-    for task_id, attempt in HostedTask.objects.filter(status=T.QUEUED, resend=True).values_list("pk", "attempt"):
-        with transaction.atomic():
-            if HostedTask.objects.filter(pk=task_id, attempt=attempt, status=T.QUEUED, resend=True).update(
-                resend=False
-            ):
-                queue.task_enqueue_after_commit(task_id=task_id, attempt=attempt)
-                counts["resent"] += 1
-    expired_before = now - timedelta(seconds=settings.HOSTED_QUEUE_TIMEOUT_SECONDS)
-    for task in HostedTask.objects.filter(status=T.QUEUED, queued_at__lt=expired_before).select_related("hosted_run"):
-        counts["expired"] += hosted_tasks_transition(
-            tasks=HostedTask.objects.filter(pk=task.pk),
-            to=T.FAILED,
-            expected=(T.QUEUED,),
-            finished_at=now,
-            reason=f"no worker with {task.hosted_run.gpus_per_run} free GPUs took it within "
-            f"{settings.HOSTED_QUEUE_TIMEOUT_SECONDS // 3600 or 1} h",
-        )
-        touched.add(task.hosted_run_id)
-    for run_id in touched:
-        hosted_run_progress(hosted_run_id=run_id)
-    counts["reasons"] = queued_reasons_refresh()  # a worker revoked or gone from the table: queued tasks say so
-    for run_id in HostedRun.objects.filter(
-        status=HostedRun.Status.GRADING, submission__status__in=Submission.SETTLED_STATUSES
-    ).values_list("pk", flat=True):
-        hosted_run_graded(hosted_run_id=run_id)
-        counts["done"] += 1
-    return counts
-
-
-def hosted_files_delete(*, hosted_run: HostedRun) -> None:
-    """The collected archives, once they are inside the submission's bundle."""
-    for name in hosted_run.tasks.exclude(archive_path="").values_list("archive_path", flat=True):
-        try:
-            storages["private"].delete(name)
-        except OSError:
-            pass
-    shutil.rmtree(Path(settings.PRIVATE_ROOT) / "hosted" / str(hosted_run.pk), ignore_errors=True)

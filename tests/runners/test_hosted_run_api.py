@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 from grading.models import Submission
 from runners.models import FormatCheck, GpuWorker, HostedRun, HostedTask
 from runners.services.assembly import hosted_run_assemble
-from runners.services.workers import hosted_watchdog
+from runners.services.watchdog import hosted_watchdog
 from tests.runners.builders import (
     COMPETITION,
     SECRET,

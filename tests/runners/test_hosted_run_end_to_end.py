@@ -14,7 +14,7 @@ from django.test import override_settings
 from grading.models import Submission
 from leaderboard.models import Entry
 from runners.models import FormatCheck, HostedRun, HostedTask
-from runners.services.workers import hosted_watchdog
+from runners.services.watchdog import hosted_watchdog
 from tests.runners.builders import COMPETITION, SECRET, hosted_body
 from tests.runners.gpu_worker import agents_folder, wait_until
 

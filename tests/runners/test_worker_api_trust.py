@@ -16,7 +16,7 @@ from kombu import Connection
 from grading.models import Submission
 from runners.capability import task_capability
 from runners.models import FormatCheck, GpuWorker, HostedRun, HostedTask
-from runners.services.workers import hosted_watchdog
+from runners.services.watchdog import hosted_watchdog
 from tests.runners.builders import COMPETITION, SECRET, claim_body, hosted_body, outcome, worker_client
 
 pytestmark = pytest.mark.django_db
