@@ -30,7 +30,6 @@ from datetime import UTC
 from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import F
 from django.utils import timezone
 
 from leaderboard.models import BoardState, Entry, HistoryEvent
@@ -224,8 +223,9 @@ def competition_record(*, competition: Any, reason: str) -> None:
     }
     benchmark = competition.benchmark
     subject = {"competition": competition.slug, "benchmark": f"{benchmark.name} {benchmark.version}"}
+    cause = {"reason": f"the thresholds in force changed: {reason}"}
     with transaction.atomic():
-        append(kind="competition", subject=subject, cause={"reason": f"the thresholds in force changed: {reason}"}, state=state, submission_id=None)
+        append(kind="competition", subject=subject, cause=cause, state=state, submission_id=None)
 
 
 # --- reads ---------------------------------------------------------------------------------------------

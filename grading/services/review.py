@@ -21,9 +21,9 @@ from django.utils import timezone
 from grading.checks.comparability import DECISION_WORDS
 from grading.models import Decision, Flag, ReviewEvent, Submission
 from grading.selectors import is_own_entry
-from grading.signals import board_cause
 from grading.services.publication import submission_publish_if_ready
 from grading.services.submissions import submission_transition
+from grading.signals import board_cause
 from portal.accounts.models import Membership
 from portal.accounts.selectors import is_maintainer
 from portal.accounts.services import team_mail
