@@ -921,16 +921,25 @@ def _board_rows(
 
 
 def _figures_diff(expected: Any, shown: Any) -> str:
+    """Where a tier's figures on the board and in the history part: `any_medal.mean 23.6… on the board, 13.6…
+    in the history` (the first three)."""
     if not isinstance(expected, dict) or not isinstance(shown, dict):
         said = {True: "nothing", False: "figures"}
         return f"the board shows {said[shown is None]}, the history {said[expected is None]}"
     parts = []
     for key in sorted(set(expected) | set(shown)):
-        if expected.get(key) != shown.get(key):
-            parts.append(
-                f"{key} {json.dumps(shown.get(key))} on the board, {json.dumps(expected.get(key))} in the history"
-            )
-    return "; ".join(parts[:3])
+        old, new = expected.get(key), shown.get(key)
+        if old == new:
+            continue
+        if isinstance(old, dict) and isinstance(new, dict):
+            parts += [
+                f"{key}.{sub} {json.dumps(new.get(sub))} on the board, {json.dumps(old.get(sub))} in the history"
+                for sub in sorted(set(old) | set(new))
+                if old.get(sub) != new.get(sub)
+            ]
+        else:
+            parts.append(f"{key} {json.dumps(new)} on the board, {json.dumps(old)} in the history")
+    return "; ".join(parts[:3]) + (f"; and {len(parts) - 3} more" if len(parts) > 3 else "")
 
 
 def _capped(rows: list[tuple[str, str, str]], what: str) -> list[tuple[str, str, str]]:
@@ -992,7 +1001,9 @@ def verify_history(portal: Any, known_head: str | None) -> list[tuple[str, str, 
         if not compared:
             listed = len(board["all"])
             rows.append(("board", "ok", f"{listed} listed entries follow from the history up to event {board_head[0]}"))
-    rows.append(("history head", "ok" if last == head else "differs", f"{last[0]}:{last[1]}"))
+    # The head to keep: only a log whose every hash and link held, and that still holds a head kept before.
+    held = not chain and last == head and all(r[1] == "ok" for r in rows if r[0] == "known head")
+    rows.append(("history head", "ok" if held else "differs", f"{last[0]}:{last[1]}"))
     return rows
 
 
@@ -1015,8 +1026,8 @@ def command_verify(args: argparse.Namespace) -> int:
         raise ClientError(EXIT_USAGE, "name the portal: --portal https://portal.example.org (or MLEPORTAL_URL)")
     rows = verify_history(PublicPortal(portal_url, timeout=args.http_timeout), args.known_head)
     code = print_rows(rows, sys.stdout)
-    heads = [detail for what, _, detail in rows if what == "history head"]
-    if heads and code != 2:
+    heads = [detail for what, result, detail in rows if what == "history head" and result == "ok"]
+    if heads:
         print(f"history head: {heads[-1]} (keep it; next time pass --known-head {heads[-1]})")
     return code
 

@@ -322,7 +322,8 @@ def _appenders(env: dict) -> None:
         for name in ("a", "b")
     ]
     for writer in writers:
-        assert writer.wait(timeout=180) == 0, writer.stderr.read().decode()
+        _, errors = writer.communicate(timeout=180)
+        assert writer.returncode == 0, errors.decode()
 
 
 def _one_chain(found: list[dict]) -> str:
