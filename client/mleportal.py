@@ -806,7 +806,7 @@ def history_fetch(portal: PublicPortal) -> tuple[list[dict[str, Any]], tuple[int
         page, _ = portal.get_answer(path)
         found = page.get("events")
         served = page.get("head") or {}
-        if not isinstance(found, list) or not isinstance(served, dict):
+        if not (isinstance(found, list) and isinstance(served, dict) and all(isinstance(e, dict) for e in found)):
             raise ClientError(EXIT_SERVER, f"GET {path}: not a page of the board's history")
         events.extend(found)
         head = (int(served.get("seq") or 0), str(served.get("hash") or ZERO_HASH))
@@ -959,8 +959,21 @@ def verify_history(portal: Any, known_head: str | None) -> list[tuple[str, str, 
         events, head = history_fetch(public)
         if board_head is not None and board_head[0] > head[0]:  # the board moved on while the log was read
             events, head = history_fetch(public)
+        return _history_rows(events, head, board, board_head, problem, known)
     except ClientError as exc:
         return [("board history", "could not check", exc.message)]
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        return [("board history", "could not check", f"the portal's answers are not in the expected shape ({exc!r})")]
+
+
+def _history_rows(
+    events: list[dict[str, Any]],
+    head: tuple[int, str],
+    board: dict[str, dict[int, dict[str, Any]]],
+    board_head: tuple[int, str] | None,
+    problem: str,
+    known: tuple[int, str] | None,
+) -> list[tuple[str, str, str]]:
     rows: list[tuple[str, str, str]] = []
     chain = _chain_rows(events)
     rows += _capped(chain, "history chain")
@@ -1002,8 +1015,8 @@ def verify_history(portal: Any, known_head: str | None) -> list[tuple[str, str, 
             listed = len(board["all"])
             rows.append(("board", "ok", f"{listed} listed entries follow from the history up to event {board_head[0]}"))
     # The head to keep: only a log whose every hash and link held, and that still holds a head kept before.
-    held = not chain and last == head and all(r[1] == "ok" for r in rows if r[0] == "known head")
-    rows.append(("history head", "ok" if held else "differs", f"{last[0]}:{last[1]}"))
+    trusted = not chain and last == head and all(r[1] == "ok" for r in rows if r[0] == "known head")
+    rows.append(("history head", "ok" if trusted else "differs", f"{last[0]}:{last[1]}"))
     return rows
 
 
