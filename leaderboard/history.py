@@ -113,7 +113,7 @@ def _writer_lock() -> Head:
         cursor.execute(
             f"UPDATE {table} SET version = version + 1, refreshed_at = %s WHERE id = 1"  # noqa: S608
             " RETURNING history_seq, history_hash",
-            [timezone.now()],
+            [connection.ops.adapt_datetimefield_value(timezone.now())],
         )
         found = cursor.fetchone()
     if found is not None:
