@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import hashlib
 import http.client
 import io
 import json
@@ -732,6 +733,326 @@ def command_make_bundle(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# --- verify: the board's history ------------------------------------------------------------------------
+# The portal's board history (README "The board's history"): every change to a published number is an event
+# hashing the one before it. verify_history fetches the whole log, recomputes every hash and the chain, replays
+# the events into the board they describe and compares that board with the one the API serves; with a head
+# kept from an earlier run it also checks that no past event changed.
+
+HISTORY_FORMAT = "board-history/1"
+ZERO_HASH = "0" * 64
+HISTORY_HEAD_HEADER = "X-Board-History-Head"
+BOARD_VARIANTS = (("all", "no"), ("excluding_leaky", "yes"))
+SHOWN_DIFFERENCES = 10  # rows of one kind of difference; the rest are counted
+
+
+class PublicPortal(Portal):
+    """The portal's public answers: no token sent (a token the portal does not know would be refused)."""
+
+    def __init__(self, url: str, *, timeout: float = 120.0) -> None:
+        super().__init__(url, "public", timeout=timeout)
+        self.token = ""
+
+    def headers(self) -> dict[str, str]:
+        return {key: value for key, value in super().headers().items() if key != "Authorization"}
+
+    def get_answer(self, path: str) -> tuple[dict[str, Any], dict[str, str]]:
+        """The JSON object at `path` and the answer's headers (names in lower case)."""
+        connection = self.connect()
+        try:
+            connection.request("GET", self.base_path + path, headers=self.headers())
+            response = connection.getresponse()
+            headers = {name.lower(): value for name, value in response.getheaders()}
+            return read_answer(response, what=f"GET {path}"), headers
+        except (OSError, http.client.HTTPException) as exc:
+            raise ClientError(EXIT_NETWORK, f"cannot reach {self.url(path)}: {describe(exc)}") from exc
+        finally:
+            connection.close()
+
+
+def history_canonical(value: Any) -> bytes:
+    """The bytes an event's hash is taken over: JSON, keys sorted, no spaces, ASCII only, no NaN."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False).encode()
+
+
+def history_event_hash(event: dict[str, Any]) -> str:
+    """SHA-256 (hex) of the canonical JSON of the event without its "hash"."""
+    return hashlib.sha256(history_canonical({k: v for k, v in event.items() if k != "hash"})).hexdigest()
+
+
+def parse_head(text: str) -> tuple[int, str]:
+    """SEQ:HASH (as printed by verify --history and sent as X-Board-History-Head) -> (seq, hash)."""
+    seq, _, digest = (text or "").strip().partition(":")
+    digest = digest.lower()
+    if not (seq.isdigit() and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)):
+        raise ClientError(EXIT_USAGE, f"a history head is SEQ:HASH with a 64-digit hex SHA-256, got {text!r}")
+    return int(seq), digest
+
+
+def _public(portal: Any) -> PublicPortal:
+    if isinstance(portal, PublicPortal):
+        return portal
+    if isinstance(portal, Portal):
+        return PublicPortal(portal.url(""), timeout=portal.timeout)
+    return PublicPortal(str(portal))
+
+
+def history_fetch(portal: PublicPortal) -> tuple[list[dict[str, Any]], tuple[int, str]]:
+    """Every event of the portal's history, oldest first, and the head its last page served."""
+    events: list[dict[str, Any]] = []
+    path: str | None = "/api/v1/history/?after=0&limit=1000"
+    head = (0, ZERO_HASH)
+    while path:
+        page, _ = portal.get_answer(path)
+        found = page.get("events")
+        served = page.get("head") or {}
+        if not (isinstance(found, list) and isinstance(served, dict) and all(isinstance(e, dict) for e in found)):
+            raise ClientError(EXIT_SERVER, f"GET {path}: not a page of the board's history")
+        events.extend(found)
+        head = (int(served.get("seq") or 0), str(served.get("hash") or ZERO_HASH))
+        following = page.get("next")
+        if following is not None and not found:
+            raise ClientError(EXIT_SERVER, f"GET {path}: an empty page that names a next one")
+        path = (
+            urllib.parse.urlsplit(following).path + "?" + urllib.parse.urlsplit(following).query if following else None
+        )
+    return events, head
+
+
+def board_fetch(portal: PublicPortal) -> tuple[dict[str, dict[int, dict[str, Any]]], tuple[int, str] | None, str]:
+    """The board as the API serves it: per variant, each listed entry's row by submission id; the head of the
+    history every page carried (None when they differ: the board changed while it was read); a problem."""
+    rows: dict[str, dict[int, dict[str, Any]]] = {}
+    heads = set()
+    problem = ""
+    for variant, flag in BOARD_VARIANTS:
+        rows[variant] = {}
+        page_number, pages = 1, 1
+        while page_number <= pages:
+            query = urllib.parse.urlencode(
+                {"board": "all", "excluding_leaky": flag, "page_size": 1000, "page": page_number}
+            )
+            page, headers = portal.get_answer(f"/api/v1/leaderboard/?{query}")
+            meta_head = page.get("history_head") or {}
+            head = (int(meta_head.get("seq") or 0), str(meta_head.get("hash") or ""))
+            heads.add(head)
+            header = headers.get(HISTORY_HEAD_HEADER.lower(), "")
+            if header != f"{head[0]}:{head[1]}":
+                problem = f"the {HISTORY_HEAD_HEADER} header ({header or 'none'}) is not the head in the answer"
+            for row in page.get("rows") or []:
+                rows[variant][int(row["submission_id"])] = row
+            pages = int(page.get("pages") or 1)
+            page_number += 1
+    return rows, (heads.pop() if len(heads) == 1 else None), problem
+
+
+def _chain_rows(events: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    """Every event's number, link to the one before and hash, recomputed."""
+    found: list[tuple[str, str, str]] = []
+    previous = ZERO_HASH
+    for position, event in enumerate(events, start=1):
+        seq = event.get("seq")
+        what = f"history event {seq if isinstance(seq, int) else position}"
+        if event.get("format") != HISTORY_FORMAT:
+            found.append((what, "could not check", f"unknown format {event.get('format')!r}"))
+        elif seq != position:
+            found.append((what, "differs", f"found at position {position}: events are missing or repeated"))
+        elif event.get("prev_hash") != previous:
+            found.append((what, "differs", f"prev_hash {event.get('prev_hash')} is not event {position - 1}'s hash"))
+        else:
+            recomputed = history_event_hash(event)
+            if recomputed != event.get("hash"):
+                found.append((what, "differs", f"hash mismatch: recorded {event.get('hash')}, recomputed {recomputed}"))
+        previous = str(event.get("hash"))
+    return found
+
+
+def history_replay(events: list[dict[str, Any]], *, upto: int) -> dict[int, dict[str, Any]]:
+    """The board the events up to `upto` describe: per submission id, its last state with its subject."""
+    board: dict[int, dict[str, Any]] = {}
+    for event in events:
+        if int(event.get("seq") or 0) > upto:
+            break
+        subject = event.get("subject") or {}
+        if "submission_id" in subject:
+            board[int(subject["submission_id"])] = {"state": event.get("state") or {}, "subject": subject}
+    return board
+
+
+def _entry_name(subject: dict[str, Any], submission_id: int) -> str:
+    agent = f", {subject.get('agent')}" if subject.get("agent") else ""
+    return f"entry {subject.get('entry_id')} (submission {submission_id}{agent})"
+
+
+def _board_rows(
+    replayed: dict[int, dict[str, Any]], served: dict[str, dict[int, dict[str, Any]]]
+) -> list[tuple[str, str, str]]:
+    """Every entry the history says is published, as the API serves it; none the history does not know."""
+    found: list[tuple[str, str, str]] = []
+    for submission_id, recorded in sorted(replayed.items()):
+        state, name = recorded["state"], _entry_name(recorded["subject"], submission_id)
+        if not state.get("published"):
+            if any(submission_id in rows for rows in served.values()):
+                found.append((name, "differs", "listed on the board, but the history says it left"))
+            continue
+        for variant, _ in BOARD_VARIANTS:
+            expected = (state.get("tiers") or {}).get(variant) or {}
+            row = served[variant].get(submission_id)
+            if row is None:
+                if expected:
+                    found.append((name, "differs", f"not on the board ({variant}), but the history says it is"))
+                continue
+            if row.get("board") != state.get("board"):
+                found.append((name, "differs", f"board {row.get('board')}, the history says {state.get('board')}"))
+            shown = row.get("tiers") or {}
+            for tier in sorted(set(expected) | set(shown)):
+                if expected.get(tier) != shown.get(tier):
+                    found.append(
+                        (name, "differs", f"{tier} ({variant}): {_figures_diff(expected.get(tier), shown.get(tier))}")
+                    )
+    for variant, rows in served.items():
+        for submission_id, row in sorted(rows.items()):
+            if not (replayed.get(submission_id) or {}).get("state", {}).get("published"):
+                subject = {"entry_id": row.get("entry_id"), "agent": row.get("agent")}
+                found.append(
+                    (_entry_name(subject, submission_id), "differs", f"on the board ({variant}) with no event")
+                )
+    return found
+
+
+def _figures_diff(expected: Any, shown: Any) -> str:
+    """Where a tier's figures on the board and in the history part: `any_medal.mean 23.6… on the board, 13.6…
+    in the history` (the first three)."""
+    if not isinstance(expected, dict) or not isinstance(shown, dict):
+        said = {True: "nothing", False: "figures"}
+        return f"the board shows {said[shown is None]}, the history {said[expected is None]}"
+    parts = []
+    for key in sorted(set(expected) | set(shown)):
+        old, new = expected.get(key), shown.get(key)
+        if old == new:
+            continue
+        if isinstance(old, dict) and isinstance(new, dict):
+            parts += [
+                f"{key}.{sub} {json.dumps(new.get(sub))} on the board, {json.dumps(old.get(sub))} in the history"
+                for sub in sorted(set(old) | set(new))
+                if old.get(sub) != new.get(sub)
+            ]
+        else:
+            parts.append(f"{key} {json.dumps(new)} on the board, {json.dumps(old)} in the history")
+    return "; ".join(parts[:3]) + (f"; and {len(parts) - 3} more" if len(parts) > 3 else "")
+
+
+def _capped(rows: list[tuple[str, str, str]], what: str) -> list[tuple[str, str, str]]:
+    if len(rows) <= SHOWN_DIFFERENCES:
+        return rows
+    return rows[:SHOWN_DIFFERENCES] + [(what, "differs", f"and {len(rows) - SHOWN_DIFFERENCES} more differences")]
+
+
+def verify_history(portal: Any, known_head: str | None) -> list[tuple[str, str, str]]:
+    """Check the portal's board history: (what, result, detail) rows, result ok, differs or could not check.
+
+    `portal` is a Portal or the portal's address; `known_head` a SEQ:HASH kept from an earlier run (or None)."""
+    public = _public(portal)
+    known = parse_head(known_head) if known_head else None
+    try:
+        board, board_head, problem = board_fetch(public)
+        events, head = history_fetch(public)
+        if board_head is not None and board_head[0] > head[0]:  # the board moved on while the log was read
+            events, head = history_fetch(public)
+        return _history_rows(events, head, board, board_head, problem, known)
+    except ClientError as exc:
+        return [("board history", "could not check", exc.message)]
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        return [("board history", "could not check", f"the portal's answers are not in the expected shape ({exc!r})")]
+
+
+def _history_rows(
+    events: list[dict[str, Any]],
+    head: tuple[int, str],
+    board: dict[str, dict[int, dict[str, Any]]],
+    board_head: tuple[int, str] | None,
+    problem: str,
+    known: tuple[int, str] | None,
+) -> list[tuple[str, str, str]]:
+    rows: list[tuple[str, str, str]] = []
+    chain = _chain_rows(events)
+    rows += _capped(chain, "history chain")
+    if not chain:
+        rows.append(("history chain", "ok", f"{len(events)} events, every hash and link recomputed"))
+    last = (int(events[-1]["seq"]), str(events[-1]["hash"])) if events else (0, ZERO_HASH)
+    if last != head:
+        rows.append(("history head", "differs", f"served {head[0]}:{head[1]}, the log ends at {last[0]}:{last[1]}"))
+    if known is not None:
+        held = next((e for e in events if e.get("seq") == known[0]), None)
+        if held is None:
+            rows.append(
+                ("known head", "differs", f"the history has no event {known[0]} any more (it ends at {last[0]})")
+            )
+        elif held.get("hash") != known[1] or history_event_hash(held) != known[1]:
+            rows.append(
+                (
+                    "known head",
+                    "differs",
+                    f"event {known[0]} now hashes {held.get('hash')}, not {known[1]}: the history was rewritten",
+                )
+            )
+        else:
+            rows.append(("known head", "ok", f"event {known[0]} is still {known[1][:16]}…"))
+    if problem:
+        rows.append(("board answers", "differs", problem))
+    if board_head is None:
+        rows.append(("board", "could not check", "the board changed while it was read; run verify again"))
+    elif board_head != (0, ZERO_HASH) and not any(
+        e.get("seq") == board_head[0] and e.get("hash") == board_head[1] for e in events
+    ):
+        rows.append(
+            ("board", "differs", f"the board's head {board_head[0]}:{board_head[1]} is not an event of the history")
+        )
+    else:
+        compared = _board_rows(history_replay(events, upto=board_head[0]), board)
+        rows += _capped(compared, "board")
+        if not compared:
+            listed = len(board["all"])
+            rows.append(("board", "ok", f"{listed} listed entries follow from the history up to event {board_head[0]}"))
+    # The head to keep: only a log whose every hash and link held, and that still holds a head kept before.
+    trusted = not chain and last == head and all(r[1] == "ok" for r in rows if r[0] == "known head")
+    rows.append(("history head", "ok" if trusted else "differs", f"{last[0]}:{last[1]}"))
+    return rows
+
+
+def print_rows(rows: list[tuple[str, str, str]], stream: IO[str]) -> int:
+    """The table of checks, and the exit code: 0 all ok, 1 something differs, 2 something could not be checked."""
+    width = max([len(what) for what, _, _ in rows] + [5])
+    stream.write(f"{'check':<{width}}  {'result':<15}  detail\n")
+    for what, result, detail in rows:
+        stream.write(f"{what:<{width}}  {result:<15}  {detail}\n")
+    results = {result for _, result, _ in rows}
+    return 1 if "differs" in results else 2 if "could not check" in results else 0
+
+
+def command_verify(args: argparse.Namespace) -> int:
+    """Minimal `verify --history` (the full command with an entry's evidence is part B's)."""
+    if not args.history:
+        raise ClientError(EXIT_USAGE, "this client verifies only the board's history: pass --history")
+    portal_url = args.portal or _portal_of(args.entry)
+    if not portal_url:
+        raise ClientError(EXIT_USAGE, "name the portal: --portal https://portal.example.org (or MLEPORTAL_URL)")
+    rows = verify_history(PublicPortal(portal_url, timeout=args.http_timeout), args.known_head)
+    code = print_rows(rows, sys.stdout)
+    heads = [detail for what, result, detail in rows if what == "history head" and result == "ok"]
+    if heads:
+        print(f"history head: {heads[-1]} (keep it; next time pass --known-head {heads[-1]})")
+    return code
+
+
+def _portal_of(entry: str | None) -> str:
+    """The portal's address from an entry's URL (https://portal.example.org/leaderboard/entries/7/)."""
+    parts = urllib.parse.urlsplit(entry or "")
+    if parts.scheme in ("http", "https") and parts.netloc:
+        return f"{parts.scheme}://{parts.netloc}"
+    return ""
+
+
 # --- command line --------------------------------------------------------------------------------------
 
 
@@ -809,6 +1130,20 @@ def parser() -> argparse.ArgumentParser:
     )
     make.add_argument("--notes")
     make.set_defaults(run=command_make_bundle)
+
+    verify = commands.add_parser("verify", help="check published numbers against the portal's own records")
+    verify.add_argument("entry", nargs="?", metavar="ENTRY_URL_OR_ID", help="an entry (its URL names the portal)")
+    verify.add_argument(
+        "--portal", default=os.environ.get("MLEPORTAL_URL"), help="the portal's address (or MLEPORTAL_URL)"
+    )
+    verify.add_argument(
+        "--history", action="store_true", help="replay the board's history and check the board follows from it"
+    )
+    verify.add_argument(
+        "--known-head", metavar="SEQ:HASH", help="a history head printed by an earlier run: check it still holds"
+    )
+    verify.add_argument("--http-timeout", type=float, default=120.0, metavar="SECONDS", help=argparse.SUPPRESS)
+    verify.set_defaults(run=command_verify)
     return main_parser
 
 

@@ -8,6 +8,7 @@ from django.db import transaction
 from competitions.models import Benchmark, Competition, CompetitionPack, KnownIssue, KnownIssueRemoval
 from competitions.selectors import LeaderboardInForce, competition_leaderboard_in_force, leaderboard_in_force
 from competitions.shipped import ShippedBenchmark, read_benchmark
+from competitions.signals import THRESHOLD_FIELDS, thresholds_changed
 from grading.engine.medals import thresholds_from_leaderboard
 
 
@@ -68,10 +69,13 @@ def competitions_load(*, shipped: ShippedBenchmark | None = None) -> tuple[Bench
             Competition.objects.create(benchmark=benchmark, slug=slug, **fields)
             created += 1
         elif any(getattr(current, name) != value for name, value in fields.items()):
+            moved = _thresholds_move(current, fields)
             for name, value in fields.items():
                 setattr(current, name, value)
             current.save()
             updated += 1
+            if moved:
+                thresholds_changed.send(sender=None, competition=current, reason=f"shipped data {shipped.commit}")
     known_issues_load(benchmark=benchmark, issues=shipped.known_issues)
     return benchmark, created, updated
 
@@ -110,10 +114,22 @@ def known_issue_delete(*, issue: KnownIssue) -> None:
         issue.delete()
 
 
+@transaction.atomic
 def competition_leaderboard_apply(*, competition: Competition, pack: CompetitionPack) -> LeaderboardInForce:
     """Put in force the leaderboard that judges the competition's answers now (after a pack import)."""
     choice = competition_leaderboard_in_force(competition, pack=pack)
-    for name, value in _threshold_fields(choice).items():
+    fields = _threshold_fields(choice)
+    moved = _thresholds_move(competition, fields)
+    for name, value in fields.items():
         setattr(competition, name, value)
     competition.save()
+    if moved:
+        thresholds_changed.send(sender=None, competition=competition, reason=f"a pack's leaderboard ({choice.source})")
     return choice
+
+
+def _thresholds_move(competition: Competition, fields: dict) -> bool:
+    """Whether `fields` change the thresholds in force of a competition that exists."""
+    return competition.pk is not None and any(
+        name in fields and getattr(competition, name) != fields[name] for name in THRESHOLD_FIELDS
+    )

@@ -1,5 +1,8 @@
 from django.urls import path
 
-from leaderboard.apis import LeaderboardApi
+from leaderboard.apis import HistoryApi, LeaderboardApi
 
-urlpatterns = [path("leaderboard/", LeaderboardApi.as_view(), name="api_leaderboard")]
+urlpatterns = [
+    path("leaderboard/", LeaderboardApi.as_view(), name="api_leaderboard"),
+    path("history/", HistoryApi.as_view(), name="api_history"),
+]

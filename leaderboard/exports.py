@@ -34,6 +34,7 @@ CSV_COLUMNS = (
     "footnotes",
     "entry_id",
     "submission_id",
+    "board_history_head",  # the head of the board's history this export shows (SEQ:HASH), the same on every row
 )
 # Columns whose cells the portal computes as numbers (or leaves empty); every other cell may hold a team's text.
 CSV_NUMBER_COLUMNS = frozenset(
@@ -74,7 +75,7 @@ def _csv_cell(column: str, value: object) -> object:
     return csv_text(str(value))
 
 
-def rows_csv(rows: list[RowView]) -> str:
+def rows_csv(rows: list[RowView], *, history_head: str = "") -> str:
     out = io.StringIO()
     # Every cell quoted, so that no separator inside one (a ';' where a locale splits on it) starts another.
     writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
@@ -107,6 +108,7 @@ def rows_csv(rows: list[RowView]) -> str:
             "internet_access": _yes_no(row.internet_access),
             "open_source": _yes_no(row.open_source),
             "footnotes": " | ".join(row.footnotes),
+            "board_history_head": history_head,
         }
         for tier in TIERS:
             cell = row.cells.get(tier)
@@ -198,9 +200,10 @@ def _md_link(text: str, url: str) -> str:
     return f"[{_md(text)}]({quote(url, safe=_URL_SAFE)})"
 
 
-def rows_markdown(rows: list[RowView], *, title: str = "") -> str:
+def rows_markdown(rows: list[RowView], *, title: str = "", history_head: str = "") -> str:
     """MLE-bench README's table: agent, LLM(s), the four tiers as mean ± SEM, running time, date, and the
-    portal's own columns (seeds, verified, source); footnotes as [^n] below the table."""
+    portal's own columns (seeds, verified, source); footnotes as [^n] below the table. The title and the head
+    of the board's history go into a comment above the table."""
     header = [
         "Agent",
         "LLM(s) used",
@@ -211,7 +214,8 @@ def rows_markdown(rows: list[RowView], *, title: str = "") -> str:
         "Verified",
         "Source Code Available",
     ]
-    lines = [f"<!-- {title} -->"] if title else []
+    said = [text for text in (title, f"board history head {history_head}" if history_head else "") if text]
+    lines = [f"<!-- {'; '.join(said)} -->"] if said else []
     lines += ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     notes: dict[str, int] = {}
     for row in rows:

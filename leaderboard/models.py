@@ -98,7 +98,33 @@ class BoardRow(models.Model):
 
 
 class BoardState(models.Model):
-    """One row: a counter that each refresh bumps, so cached pages and exports know they are stale."""
+    """One row: a counter that each refresh bumps, so cached pages and exports know they are stale, and the head
+    of the board's history as of that version (written with the version, so a cached answer's head is its own)."""
 
     version = models.PositiveBigIntegerField(default=0)
     refreshed_at = models.DateTimeField(null=True, blank=True)
+    history_seq = models.PositiveBigIntegerField(default=0, help_text="The last event of the board's history")
+    history_hash = models.CharField(max_length=64, blank=True, help_text="Its hash; empty: no event yet")
+
+
+class HistoryEvent(models.Model):
+    """One event of the board's history (leaderboard/history.py): append-only, each hashing the one before.
+
+    `payload` is the event without its hash, as the canonical JSON text that `hash` is the SHA-256 of; the
+    other columns repeat what lookups need. Nothing updates or deletes a row (on PostgreSQL a trigger refuses
+    it), and two events can never share a predecessor."""
+
+    seq = models.PositiveBigIntegerField(primary_key=True)
+    submission_id = models.PositiveBigIntegerField(
+        null=True, blank=True, help_text="The subject's submission; empty for an event of a competition"
+    )
+    payload = models.TextField()
+    prev_hash = models.CharField(max_length=64, unique=True)
+    hash = models.CharField(max_length=64, unique=True)
+
+    class Meta:
+        ordering = ["seq"]
+        indexes = [models.Index(fields=["submission_id", "seq"], name="history_subject")]
+
+    def __str__(self) -> str:
+        return f"board history event {self.seq}"

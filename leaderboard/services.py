@@ -25,7 +25,7 @@ from grading.engine.aggregation import AGGREGATION_VERSION, aggregate, per_seed
 from grading.engine.tiers import TIERS
 from grading.models import Flag, Run, Submission, TierAggregate
 from grading.selectors import run_outcome, tier_members
-from leaderboard import footnotes
+from leaderboard import footnotes, history
 from leaderboard.models import BoardRow, BoardState, Entry
 from leaderboard.ranking import tab_ranks
 from leaderboard.selectors import HEADLINE_ORDER
@@ -140,9 +140,13 @@ def _date(submission: Submission) -> date:
 
 
 @transaction.atomic
-def entry_refresh(*, submission_id: int) -> Entry | None:
+def entry_refresh(*, submission_id: int, cause: dict | None = None) -> Entry | None:
     """Rebuild the entry of a published submission from what grading stored; remove it otherwise.
-    Under the submission's row lock, so two refreshes of one entry run one after the other."""
+    Under the submission's row lock, so two refreshes of one entry run one after the other.
+
+    When the entry's published state (its board and figures) differs from the last one the board's history
+    recorded, an event is appended in this transaction, with `cause` (what the change passed down: a
+    decision and its reason, a re-grade, an import; grading.signals.board_cause)."""
     submission = (
         Submission.objects.select_for_update(of=("self",))
         .select_related("team", "benchmark")
@@ -150,7 +154,9 @@ def entry_refresh(*, submission_id: int) -> Entry | None:
         .first()
     )
     if submission is None or submission.status != Submission.Status.PUBLISHED:
+        gone = Entry.objects.filter(submission_id=submission_id).only("pk", "agent", "team").first()
         Entry.objects.filter(submission_id=submission_id).delete()
+        history.entry_record(submission_id=submission_id, entry=gone, state=history.WITHDRAWN, cause=cause)
         return None
     manifest = _manifest(submission)
     # Only what the aggregation counts: a competition row holds its whole Kaggle leaderboard as JSON, and a run
@@ -172,6 +178,10 @@ def entry_refresh(*, submission_id: int) -> Entry | None:
     hardware = manifest.hardware if manifest else None
     agent = manifest.agent if manifest else None
     llms = list(manifest.llms) if manifest else []
+    stored_tiers = {
+        tier: {name: {k: v for k, v in variant.items() if k != "per_seed"} for name, variant in variants.items()}
+        for tier, variants in figures.items()
+    }
     fields = {
         "board": board,
         "team": submission.team.name,
@@ -199,10 +209,7 @@ def entry_refresh(*, submission_id: int) -> Entry | None:
         "verified": _verified(submission),
         "padded": any(v["all"]["uses"] == TierAggregate.Kind.PADDED for v in figures.values()),
         "footnotes": _footnotes(submission, flags, figures),
-        "tiers": {
-            tier: {name: {k: v for k, v in variant.items() if k != "per_seed"} for name, variant in variants.items()}
-            for tier, variants in figures.items()
-        },
+        "tiers": stored_tiers,
         "aggregation_version": AGGREGATION_VERSION,
     }
     entry, _ = Entry.objects.update_or_create(submission=submission, defaults=fields)
@@ -249,6 +256,12 @@ def entry_refresh(*, submission_id: int) -> Entry | None:
         update_fields=updated,
     )
     BoardRow.objects.filter(entry=entry).exclude(pk__in=[row.pk for row in rows]).delete()
+    history.entry_record(
+        submission_id=submission.pk,
+        entry=entry,
+        state=history.entry_state(board=board, tiers=stored_tiers),
+        cause=cause,
+    )
     return entry
 
 
@@ -324,25 +337,31 @@ def board_version_bump() -> None:
         BoardState.objects.get_or_create(pk=1, defaults={"version": 1, "refreshed_at": timezone.now()})
 
 
-def board_refresh(*, submission_ids: Iterable[int] = ()) -> None:
+def board_refresh(*, submission_ids: Iterable[int] = (), cause: dict | None = None) -> None:
     """Rebuild these entries, rank again the tabs in which a ranked row of theirs came, went or changed (the
-    other tabs' ranks do not depend on them), and bump the board's version."""
+    other tabs' ranks do not depend on them), and bump the board's version. `cause` goes to the history."""
     tabs: set[Tab] = set()
     for submission_id in submission_ids:
         before = _ranked_rows(submission_id)
-        entry_refresh(submission_id=submission_id)
+        entry_refresh(submission_id=submission_id, cause=cause)
         after = _ranked_rows(submission_id)
         tabs |= {tab for tab in before.keys() | after.keys() if before.get(tab) != after.get(tab)}
     ranks_refresh(tabs=tabs)
     board_version_bump()
 
 
+REBUILD_CAUSE = {"kind": "rebuild", "reason": "the board was rebuilt from what grading stored"}
+
+
 def board_rebuild() -> int:
-    """Every entry from scratch (after a change to the aggregation or the known-issue list); the count."""
+    """Every entry from scratch (after a change to the aggregation or the known-issue list); the count.
+    An entry whose figures come out different is an event of the board's history (kind `rebuild`)."""
     published = list(Submission.objects.filter(status=Submission.Status.PUBLISHED).values_list("pk", flat=True))
-    Entry.objects.exclude(submission_id__in=published).delete()
+    listed = set(Entry.objects.values_list("submission_id", flat=True))
+    for submission_id in sorted(listed - set(published)):  # each removal recorded, like any other
+        entry_refresh(submission_id=submission_id, cause=REBUILD_CAUSE)
     for submission_id in published:
-        entry_refresh(submission_id=submission_id)
+        entry_refresh(submission_id=submission_id, cause=REBUILD_CAUSE)
     ranks_refresh()
     board_version_bump()
     return len(published)

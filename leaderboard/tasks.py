@@ -20,9 +20,10 @@ WARMED_ANSWERS = [*WARMED_PAGES, *(BoardQuery(board=board, tier=OVERVIEW) for bo
 
 
 @shared_task(ignore_result=True)
-def refresh_board(submission_id: int) -> None:
-    """Safe to run twice: it rebuilds from what grading stored."""
-    services.board_refresh(submission_ids=[submission_id])
+def refresh_board(submission_id: int, cause: dict | None = None) -> None:
+    """Safe to run twice: it rebuilds from what grading stored (and the second run finds nothing changed, so
+    the board's history gets no second event). `cause` is what the history records as the change's cause."""
+    services.board_refresh(submission_ids=[submission_id], cause=cause)
     board_warm()
 
 
@@ -41,11 +42,11 @@ def board_warm() -> None:
         logger.exception("warming the board's caches failed")
 
 
-def entry_changed_receiver(*, submission_id: int, **_: object) -> None:
+def entry_changed_receiver(*, submission_id: int, cause: dict | None = None, **_: object) -> None:
     """grading.signals.entry_changed: recompute once the change is committed (a rolled-back one never is)."""
 
     def after_commit() -> None:
         services.board_version_bump()  # now: a page cached before the change is never served after it
-        refresh_board.delay(submission_id)
+        refresh_board.delay(submission_id, cause)
 
     transaction.on_commit(after_commit)

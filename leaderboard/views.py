@@ -16,7 +16,9 @@ from grading.engine.tiers import TIER_LABELS
 from grading.models import Submission
 from grading.selectors import review_events
 from grading.services.submissions import private_storage_is_remote, submission_folder
-from leaderboard import exports, plots, selectors
+from leaderboard import exports, history, plots, selectors
+from leaderboard.history import HISTORY_HEAD_HEADER
+from leaderboard.models import Entry
 from leaderboard.selectors import BOARD_LABELS, BOARDS, TAB_CHOICES, TAB_LABELS, BadQuery, BoardQuery
 from portal.api.exception_handler import error_body
 
@@ -153,13 +155,15 @@ def leaderboard_export(request: HttpRequest, kind: str) -> HttpResponse:
     title = f"MLE portal, {where}, {TAB_LABELS[query.tier]} tab" + (
         ", excluding known-leaky competitions" if query.excluding_leaky else ""
     )
+    head = str(page.history_head)
     if kind == "csv":
-        body = exports.rows_csv(page.rows)
+        body = exports.rows_csv(page.rows, history_head=head)
     elif kind == "json":
         body = exports.rows_json(page.rows, meta=selectors.board_meta(page))
     else:
-        body = exports.rows_markdown(page.rows, title=title)
+        body = exports.rows_markdown(page.rows, title=title, history_head=head)
     response = HttpResponse(body, content_type=EXPORT_TYPES[kind])
+    response[HISTORY_HEAD_HEADER] = head
     name = f"leaderboard-{query.board}-{query.tier}{'-excluding-leaky' if query.excluding_leaky else ''}.{kind}"
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
@@ -218,3 +222,27 @@ def entry_bundle(request: HttpRequest, entry_id: int) -> FileResponse:
 def competition_board(request: HttpRequest, slug: str) -> HttpResponse:
     competition, rows = selectors.competition_results(slug=slug)
     return render(request, "leaderboard/competition.html", {"competition": competition, "rows": rows})
+
+
+HISTORY_PAGE = 50
+
+
+@require_GET
+def board_history(request: HttpRequest) -> HttpResponse:
+    """The board's history, newest first: what changed, when and why, each event linked to its entry."""
+    raw = request.GET.get("before", "")
+    before = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 18 else None
+    events, more = history.history_recent(before=before, limit=HISTORY_PAGE)
+    ids = {event["subject"].get("entry_id") for event in events if event.get("subject")}
+    listed = set(
+        Entry.objects.filter(pk__in=[i for i in ids if isinstance(i, int)], submission__status="published").values_list(
+            "pk", flat=True
+        )
+    )
+    context = {
+        "events": [history.event_view(event, listed=listed, tier_labels=TIER_LABELS) for event in events],
+        "head": history.board_head(),
+        "older": events[-1]["seq"] if more and events else None,
+        "newest": before is not None,
+    }
+    return render(request, "leaderboard/history.html", context)

@@ -106,6 +106,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    "leaderboard.middleware.BoardHistoryHeadMiddleware",
 ]
 
 ROOT_URLCONF = "portal.urls"

@@ -28,6 +28,7 @@ from grading.engine.tiers import TIERS
 from grading.models import Run, Submission, TierAggregate
 from grading.selectors import run_outcome, tier_members
 from grading.services.publication import submission_publish_if_ready
+from grading.signals import board_cause
 from portal.accounts.models import Team
 
 __all__ = ["IMPORT_TEAM_NAME", "ExperimentResult", "ImportRefused", "entry_manifest", "mlebench_import"]
@@ -186,7 +187,12 @@ def _experiment_write(
         for kind, data in by_kind.items()
     )
     # No fairness checks: a report-only entry is non-comparable by the rule, and nothing else can block it.
-    submission_publish_if_ready(submission_id=submission.pk)
+    with board_cause(
+        kind="import",
+        experiment_id=plan.entry.experiment_id,
+        reason=f"{action} by an import of MLE-bench's runs ({IMPORTED_FROM})",
+    ):
+        submission_publish_if_ready(submission_id=submission.pk)
     submission.refresh_from_db()
     return _result(plan=plan, action=action, submission=submission, aggregates=aggregates)
 

@@ -4,13 +4,14 @@ Called by the checking step and after each maintainer decision (grading/services
 """
 
 import logging
+from contextlib import nullcontext
 
 from django.db import transaction
 
 from grading.checks.comparability import FlagState, comparability
 from grading.models import Flag, ReviewEvent, Run, Submission, TierAggregate
 from grading.services.submissions import submission_transition
-from grading.signals import entry_changed_send
+from grading.signals import board_cause, entry_changed_send
 
 logger = logging.getLogger(__name__)
 S = Submission.Status
@@ -73,13 +74,17 @@ def submission_publish_if_ready(*, submission_id: int) -> bool:
             else:
                 Submission.objects.filter(pk=submission_id, status=S.IN_REVIEW).update(status_reason=reason)
             return False
-        if not submission_transition(
-            submission_id=submission_id,
-            to=S.PUBLISHED,
-            expected=PUBLISHABLE_FROM,
-            reason="" if result.comparable else "published as non-comparable",
-        ):
-            return False
+        # Published before: it comes back after a re-grade (the only way back onto the board), which the board's
+        # history records as the re-grade's result (unless a decision published it: the decision's own cause).
+        again = ReviewEvent.objects.filter(submission_id=submission_id, kind=ReviewEvent.Kind.PUBLISHED).exists()
+        with board_cause(kind="regrade", reason="published again after a re-grade") if again else nullcontext():
+            if not submission_transition(
+                submission_id=submission_id,
+                to=S.PUBLISHED,
+                expected=PUBLISHABLE_FROM,
+                reason="" if result.comparable else "published as non-comparable",
+            ):
+                return False
         ReviewEvent.objects.create(
             submission_id=submission_id,
             kind=ReviewEvent.Kind.PUBLISHED,

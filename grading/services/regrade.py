@@ -9,8 +9,10 @@ from grading.models import Flag, Run, Submission
 from grading.services.review import refuse_own_entry
 from grading.services.scheduling import runs_dispatch
 from grading.services.submissions import submission_transition
+from grading.signals import board_cause
 
 S = Submission.Status
+REGRADE_REASON = "re-grading on a maintainer's request"
 # A failed submission's files are removed (the team uploads again), so only graded ones can be re-graded.
 REGRADABLE = (S.IN_REVIEW, S.PUBLISHED)
 
@@ -29,14 +31,15 @@ def submission_regrade(*, submission_id: int, actor: User | None = None) -> bool
             refuse_own_entry(submission=submission, actor=actor, doing="re-grade")
     if Submission.objects.filter(pk=submission_id, origin=Submission.Origin.IMPORT).exists():
         return False
-    with transaction.atomic():
+    # A published entry leaves the board while it is re-graded: the board's history says why.
+    with transaction.atomic(), board_cause(kind="regrade", reason=REGRADE_REASON):
         if not Run.objects.filter(submission_id=submission_id).exists():
             return _report_only_regrade(submission_id)
         if not submission_transition(
             submission_id=submission_id,
             to=S.GRADING,
             expected=REGRADABLE,
-            reason="re-grading on a maintainer's request",
+            reason=REGRADE_REASON,
         ):
             return False
         # Each run starts afresh: its attempts (the watchdog's count of lost workers) and a grading error of ours.

@@ -23,6 +23,7 @@ from grading.models import Decision, Flag, ReviewEvent, Submission
 from grading.selectors import is_own_entry
 from grading.services.publication import submission_publish_if_ready
 from grading.services.submissions import submission_transition
+from grading.signals import board_cause
 from portal.accounts.models import Membership
 from portal.accounts.selectors import is_maintainer
 from portal.accounts.services import team_mail
@@ -179,8 +180,9 @@ def flag_decide(*, flag_id: int, decision: str, reason: str, actor: User) -> Fla
             decision=decision,
             reason=reason,
         )
-        _apply_to_entry(submission=submission, decision=decision, reason=reason, whole_entry=False)
-        _publish_if_ready(submission.pk)
+        with board_cause(kind="decision", decision=decision, reason=reason, flag=f"{flag.code} ({flag.key})"):
+            _apply_to_entry(submission=submission, decision=decision, reason=reason, whole_entry=False)
+            _publish_if_ready(submission.pk)
         transaction.on_commit(
             lambda: review_notify(submission_id=submission.pk, decision=decision, reason=reason, flag_id=flag.pk)
         )
@@ -205,8 +207,9 @@ def entry_decide(*, submission_id: int, decision: str, reason: str, actor: User)
         ReviewEvent.objects.create(
             submission=submission, actor=actor, kind=ReviewEvent.Kind.DECISION, decision=decision, reason=reason
         )
-        _apply_to_entry(submission=submission, decision=decision, reason=reason, whole_entry=True)
-        _publish_if_ready(submission.pk)
+        with board_cause(kind="decision", decision=decision, reason=reason, flag=None):
+            _apply_to_entry(submission=submission, decision=decision, reason=reason, whole_entry=True)
+            _publish_if_ready(submission.pk)
         settled = len(waiting)
         transaction.on_commit(
             lambda: review_notify(submission_id=submission.pk, decision=decision, reason=reason, settled=settled)

@@ -13,6 +13,7 @@ from grading.engine.aggregation import format_mean_sem
 from grading.engine.tiers import TIER_LABELS, TIERS
 from grading.models import Submission
 from leaderboard.exports import http_url
+from leaderboard.history import EMPTY_HEAD, Head, head_of
 from leaderboard.models import BoardRow, BoardState, Entry
 from leaderboard.read_models import READ_MODEL_VERSION, RowView, TierCell
 from leaderboard.selectors.query import (
@@ -28,18 +29,26 @@ from leaderboard.selectors.query import (
 )
 
 
-def board_stamp() -> str:
-    """The board's version and the time of its last refresh: unlike the version alone, never the same for two
-    states of the board, even when the database is recreated (as each test does) or restored."""
+def board_status() -> tuple[str, Head]:
+    """The board's stamp (its version and the time of its last refresh: unlike the version alone, never the
+    same for two states of the board, even when the database is recreated, as each test does, or restored) and
+    the head of its history, read together: every append to the history bumps the version in its transaction,
+    so what is cached under a stamp carries that stamp's head."""
     # Every cached request asks this first: plain SQL takes 0.05 ms, where the ORM's query took 0.6.
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT version, refreshed_at FROM {BoardState._meta.db_table} WHERE id = 1")  # noqa: S608
+        cursor.execute(
+            f"SELECT version, refreshed_at, history_seq, history_hash FROM {BoardState._meta.db_table} WHERE id = 1"  # noqa: S608
+        )
         state = cursor.fetchone()
     if state is None:
-        return "0"
-    version, refreshed_at = state
+        return "0", EMPTY_HEAD
+    version, refreshed_at, seq, digest = state
     # The time as the database gives it (a datetime, or SQLite's text), without spaces: it goes into cache keys.
-    return f"{version}@{str(refreshed_at or '').replace(' ', 'T')}"
+    return f"{version}@{str(refreshed_at or '').replace(' ', 'T')}", head_of(seq, digest)
+
+
+def board_stamp() -> str:
+    return board_status()[0]
 
 
 def _headline_position() -> Case:
@@ -189,11 +198,12 @@ class BoardPage:
     version: int
     footnotes: list[str] = field(default_factory=list)  # numbered from 1 across the page's rows
     stamp: str = ""  # board_stamp() when it was made: what every cache of this page is keyed by
+    history_head: Head = EMPTY_HEAD  # the head of the board's history at that stamp
 
 
 def board_page(query: BoardQuery) -> BoardPage:
     """One page of a board, as plain dicts (cached until the next refresh)."""
-    stamp = board_stamp()
+    stamp, head = board_status()
     key = f"leaderboard:page:{READ_MODEL_VERSION}:{stamp}:{query.cache_key()}"
     cached = cache.get(key)
     if cached is not None:
@@ -216,6 +226,7 @@ def board_page(query: BoardQuery) -> BoardPage:
         version=int(stamp.split("@", 1)[0]),
         footnotes=list(notes),
         stamp=stamp,
+        history_head=head,
     )
     cache.set(key, page, CACHE_SECONDS)
     return page
@@ -256,4 +267,6 @@ def board_meta(page: BoardPage) -> dict:
         "page_size": query.page_size,
         "version": page.version,
         "footnotes": page.footnotes,
+        # The board's history as of this answer: `mleportal verify --history` checks the board follows from it.
+        "history_head": page.history_head.as_dict(),
     }

@@ -34,8 +34,9 @@ def mleportal() -> ModuleType:
 
 
 class FakePortal:
-    """Answers scripted per (method, path): a list of (status, JSON body) served in order, the last one
-    repeated. Records every request: headers, body length, SHA-256, first and last 4 KiB, small bodies."""
+    """Answers scripted per (method, path): a list of (status, JSON body) or (status, JSON body, headers) served
+    in order, the last one repeated. Records every request: headers, body length, SHA-256, first and last 4 KiB,
+    small bodies."""
 
     def __init__(self) -> None:
         self.answers: dict[tuple[str, str], list[tuple[int, Any]]] = {}
@@ -44,10 +45,10 @@ class FakePortal:
         self.url = f"http://127.0.0.1:{self.server.server_port}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
-    def answer(self, method: str, path: str, *answers: tuple[int, Any]) -> None:
+    def answer(self, method: str, path: str, *answers: tuple) -> None:
         self.answers[(method, path)] = list(answers)
 
-    def _next(self, method: str, path: str) -> tuple[int, Any]:
+    def _next(self, method: str, path: str) -> tuple:
         queue = self.answers.get((method, path)) or [(404, {"error": {"code": "not_found", "message": "no such"}})]
         return queue.pop(0) if len(queue) > 1 else queue[0]
 
@@ -89,11 +90,13 @@ class FakePortal:
                 )
                 self._reply(*portal._next("POST", self.path))
 
-            def _reply(self, status: int, body: Any) -> None:
+            def _reply(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
                 data = body if isinstance(body, bytes) else json.dumps(body).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json" if not isinstance(body, bytes) else "text/html")
                 self.send_header("Content-Length", str(len(data)))
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(data)
 
