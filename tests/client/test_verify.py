@@ -241,3 +241,11 @@ def test_verify_runs_on_python_39_up_to_the_engine(live_server, team, bobs_team,
     found = rows(done.stdout)
     assert found["engine"][0] == "could not check" and found[f"file bundle/entry-{mine.pk}-bundle.tar.gz"][0] == "ok"
     json.dumps(found)  # the table parsed
+
+
+def test_an_entry_graded_by_the_pipeline_verifies(live_server, lite_entry, clean):
+    done = verify(clean, f"{live_server.url}/leaderboard/entries/{lite_entry.pk}/")
+    assert done.returncode == 0, done.stdout + done.stderr
+    found = rows(done.stdout)
+    assert {result for result, _ in found.values()} == {"ok"}
+    assert found["low, all competitions: figures"][1] == "complete and padded, every measure (3 seeds, 22 competitions)"
