@@ -1000,7 +1000,7 @@ def _tab_rows(served: dict[str, Any], seeds_by_tab: dict, aggregates: dict[str, 
     """Each tab's row as the board lists it (the aggregate it uses, its seeds, mean, SEM, per-seed figures)."""
     rows: list[Row] = []
     tabs = {(t["tier"], "excluding_leaky" if t["excluding_leaky"] else "all"): t for t in served.get("tabs") or []}
-    for key in sorted(set(tabs) | set(seeds_by_tab)):
+    for key in [*tabs, *(key for key in seeds_by_tab if key not in tabs)]:
         tier, variant = key
         tab = tabs.get(key)
         if key not in seeds_by_tab or tab is None:

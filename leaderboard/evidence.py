@@ -21,6 +21,7 @@ with each other even while the board refreshes; the same board state gives the s
 import hashlib
 import importlib
 import json
+import logging
 import operator
 import zipfile
 from collections.abc import Callable, Iterator
@@ -35,6 +36,8 @@ from django.http import Http404, StreamingHttpResponse
 from django.urls import reverse
 
 from competitions.models import Competition, KnownIssue
+from competitions.selectors import competition_medal_rule
+from grading.engine.medals import Thresholds
 from grading.engine.report import REPORT_FIELDS, TOTAL_FIELDS
 from grading.engine.safe_json import restored_report
 from grading.engine.tiers import TIER_SPLITS, TIERS
@@ -50,6 +53,7 @@ from leaderboard.ranking import LEVEL, RANK_VERSION, REPLICATES
 from leaderboard.services import RANK_RANDOM_SEED
 from portal.release import portal_commit
 
+logger = logging.getLogger(__name__)
 FORMAT = "mle-portal-evidence/1"
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # every member's date: the same board state gives the same bytes
 _CHUNK = 1024 * 1024
@@ -176,6 +180,21 @@ def _versions(values: set[str]) -> str | list[str] | None:
     return found[0] if len(found) == 1 else (found or None)
 
 
+def _thresholds(competition: Competition) -> dict:
+    """The medal rule the server grades with: the thresholds in force, or without a leaderboard null thresholds
+    and the metric's own direction (competition_medal_rule)."""
+    rule = competition_medal_rule(competition)
+    if isinstance(rule, Thresholds):
+        return {
+            "gold": rule.gold,
+            "silver": rule.silver,
+            "bronze": rule.bronze,
+            "median": rule.median,
+            "is_lower_better": rule.is_lower_better,
+        }
+    return {"gold": None, "silver": None, "bronze": None, "median": None, "is_lower_better": rule.is_lower_better}
+
+
 def _competition(competition: Competition, *, grader_versions: set[str]) -> dict:
     pack = getattr(competition, "pack", None)
     overridden = pack is not None and bool(pack.grader_name)
@@ -191,13 +210,7 @@ def _competition(competition: Competition, *, grader_versions: set[str]) -> dict
         "answers_sha256": pack.answers_sha256 if pack is not None else None,
         "answers_file": competition.answers_file or None,
         "max_submission_bytes": pack.max_submission_bytes if pack is not None else None,
-        "thresholds": {
-            "gold": competition.gold_threshold,
-            "silver": competition.silver_threshold,
-            "bronze": competition.bronze_threshold,
-            "median": competition.median_threshold,
-            "is_lower_better": competition.is_lower_better,
-        },
+        "thresholds": _thresholds(competition),
         "thresholds_source": source if competition.has_thresholds else None,
         "tiers": [tier for tier in TIERS if TIER_SPLITS[tier] in competition.splits],
     }
@@ -233,17 +246,33 @@ def _ranking(entry: Entry) -> dict:
 
 
 def _engine(base_url: str) -> dict:
-    """The engine wheel that recomputes these numbers, as GET /api/v1/engine/ describes it."""
-    try:  # part A of issue 22 serves the wheel; until it is merged here, the evidence names none
-        wheel = importlib.import_module("grading.engine_wheel").engine_wheel()
+    """The engine wheel that recomputes these numbers, as GET /api/v1/engine/ describes it; null fields when this
+    portal cannot build it (the failure is logged)."""
+    unknown = {"version": None, "wheel": None, "sha256": None, "url": None}
+    try:  # part A of issue 22 builds and serves the wheel; until it is merged here, the evidence names none
+        wheels = importlib.import_module("grading.engine_wheel")
     except ImportError:
-        return {"version": None, "wheel": None, "sha256": None, "url": None}
+        return unknown
+    try:
+        wheel = wheels.engine_wheel()
+    except wheels.WheelBuildFailed:
+        logger.exception("the engine's wheel could not be built; the evidence names none")
+        return unknown
     return {
         "version": wheel.version,
         "wheel": wheel.wheel,
         "sha256": wheel.sha256,
         "url": base_url.rstrip("/") + f"/downloads/engine/{wheel.wheel}",
     }
+
+
+def _history_head() -> dict | None:
+    """The head of the board's public history ({"seq", "hash"}), read in the evidence's snapshot."""
+    try:  # part C of issue 22 keeps the history; until it is merged here, there is none
+        history = importlib.import_module("leaderboard.history")
+    except ImportError:
+        return None
+    return history.board_head().as_dict()
 
 
 def bundle_opener(submission: Submission) -> Callable[[], IO[bytes]] | None:
@@ -298,6 +327,7 @@ def entry_evidence(*, entry_id: int, base_url: str) -> Evidence:
         )
         ranking = _ranking(entry)
         version = _board_version()
+        head = _history_head()
         opener = bundle_opener(submission)
 
     by_seed: dict[int, list[dict]] = {}
@@ -331,7 +361,7 @@ def entry_evidence(*, entry_id: int, base_url: str) -> Evidence:
         "entry_id": entry.pk,
         "submission_id": submission.pk,
         "board_version": version,
-        "history_head": None,  # the board history's head (part C of issue 22); null until it exists
+        "history_head": head,
         "portal_commit": portal_commit(),
         "engine": _engine(base_url),
         "aggregation_version": entry.aggregation_version,
