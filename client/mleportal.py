@@ -749,6 +749,7 @@ DIFFERS = "differs"
 NOT_CHECKED = "could not check"
 VERIFY_EXIT = {VERIFIED: 0, DIFFERS: 1, NOT_CHECKED: 2}
 EVIDENCE_FORMAT = "mle-portal-evidence/1"
+MAX_EVIDENCE_JSON = 500 * MB  # a JSON file of the evidence read whole (a board of 100,000 entries is far less)
 VARIANTS = ("all", "excluding_leaky")
 VARIANT_WORDS = {"all": "all competitions", "excluding_leaky": "without the known-leaky ones"}
 _ENTRY_PATH = re.compile(r"^(?P<base>.*?)/(?:leaderboard/entries|api/v1/entries)/(?P<id>[0-9]{1,18})(?:/.*)?$")
@@ -909,6 +910,8 @@ def _engine_row(engine: Any, recorded: dict[str, Any]) -> Row:
 
 def _json_member(archive: zipfile.ZipFile, name: str) -> Any:
     try:
+        if archive.getinfo(name).file_size > MAX_EVIDENCE_JSON:
+            raise Unverifiable(f"{name} is larger than {MAX_EVIDENCE_JSON // MB} MB: not read")
         return json.loads(archive.read(name).decode("utf-8"))
     except KeyError:
         raise Unverifiable(f"the evidence has no {name}") from None

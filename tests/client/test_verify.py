@@ -116,6 +116,22 @@ def test_a_published_entry_verifies_from_a_clean_directory(live_server, team, bo
     assert again.returncode == 0 and rows(again.stdout) == found
 
 
+@pytest.mark.parametrize("which", ["non-comparable", "self-reported"])
+def test_an_entry_without_a_rank_or_a_re_grade_verifies_too(live_server, team, bobs_team, clean, which):
+    board(team, bobs_team)
+    if which == "non-comparable":
+        chosen = Entry.objects.get(agent="Elsewhere")
+    else:
+        low = split_members("low")
+        imported = entry(team, agent="Imported", report_only=True, origin=Submission.Origin.IMPORT, medals={0: low[:2]})
+        chosen = Entry.objects.get(submission=imported)
+    done = verify(clean, f"{live_server.url}/leaderboard/entries/{chosen.pk}/")
+    assert done.returncode == 0, done.stdout + done.stderr
+    found = rows(done.stdout)
+    assert not [what for what in found if what.endswith(": rank")] or which == "self-reported"
+    assert found["low, all competitions: figures"][0] == "ok" and not [w for w in found if w.startswith("file bundle")]
+
+
 def _tier_mean(entry: Entry) -> None:
     tiers = entry.tiers
     tiers["low"]["all"]["complete"]["any_medal"]["mean"] += 1e-9
