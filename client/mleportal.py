@@ -1073,6 +1073,30 @@ def _rank_rows(
     return rows
 
 
+def _board_version(archive: zipfile.ZipFile) -> Any:
+    try:
+        return _json_member(archive, "evidence.json").get("board_version")
+    except (Unverifiable, AttributeError):
+        return None
+
+
+def _download(portal: PublicPortal, entry_id: int, path: str) -> tuple[dict[str, Any], zipfile.ZipFile]:
+    """The entry as served and its evidence, of one version of the board: a refresh between the two downloads
+    (rare: the board changes when an entry's numbers do) is waited out by downloading both again, twice at most."""
+
+    def both() -> tuple[dict[str, Any], zipfile.ZipFile]:
+        served = portal.get_json(f"/api/v1/entries/{entry_id}/")
+        portal.download(f"/api/v1/entries/{entry_id}/evidence/", path)
+        return served, zipfile.ZipFile(path)
+
+    for _ in range(2):
+        served, archive = both()
+        if _board_version(archive) in (None, served.get("board_version")):
+            return served, archive
+        archive.close()
+    return both()
+
+
 def verify_evidence(portal_url: str, entry_id: int, work_dir: str, *, extract: bool = False) -> list[Row]:
     """Download the entry's evidence, check every file against its SHA-256, recompute every tier's aggregates and
     the entry's rank and interval per tab with the portal's engine, and compare them with what the portal serves
@@ -1080,21 +1104,19 @@ def verify_evidence(portal_url: str, entry_id: int, work_dir: str, *, extract: b
     work_dir/evidence for the checks that re-grade."""
     portal = PublicPortal(portal_url)
     try:
-        served = portal.get_json(f"/api/v1/entries/{entry_id}/")
+        served, archive = _download(portal, entry_id, os.path.join(work_dir, "evidence.zip"))
     except ClientError as exc:
         if exc.status == 404:
             why = f"no published entry {entry_id} at {portal_url}: only published entries have evidence"
             return [("entry", NOT_CHECKED, why)]
         return [("entry", NOT_CHECKED, exc.message)]
-    path = os.path.join(work_dir, "evidence.zip")
-    try:
-        portal.download(f"/api/v1/entries/{entry_id}/evidence/", path)
-        archive = zipfile.ZipFile(path)
-    except ClientError as exc:
-        return [("evidence", NOT_CHECKED, exc.message)]
     except zipfile.BadZipFile as exc:
         return [("evidence", NOT_CHECKED, f"the download is not a zip: {exc}")]
     rows: list[Row] = []
+    stamped = _board_version(archive)
+    if stamped != served.get("board_version"):
+        why = f"the board changed while downloading (the entry at version {served.get('board_version')}, "
+        rows.append(("board version", NOT_CHECKED, why + f"its evidence at {stamped}): run verify again"))
     with archive:
         try:
             manifest = _json_member(archive, "evidence.json")
