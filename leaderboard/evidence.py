@@ -313,7 +313,7 @@ def entry_evidence(*, entry_id: int, base_url: str) -> Evidence:
             .order_by("seed", "competition__slug")
         )
         counted = [run for run in runs if getattr(run, source)]
-        competitions = (
+        competitions = list(
             Competition.objects.filter(pk__in={run.competition_id for run in runs})
             .select_related("pack")
             .defer("kaggle_leaderboard_scores", "leaderboard_scores", "pack__leaderboard_scores")
