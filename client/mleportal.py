@@ -8,8 +8,11 @@ One file, standard library only, Python 3.9 or newer: download it and run it, no
     export MLEPORTAL_TOKEN=...            # from the portal's Tokens page
     python3 mleportal.py upload aide.tar.gz --url https://portal.example.org
 
-Exit codes: 0 accepted (in_review or published), 1 local problem, 2 bad command line, 3 rejected,
-4 failed, 5 bundle or request refused (HTTP 400), 6 token refused (401/403), 7 too large (413),
+    python3 mleportal.py verify https://portal.example.org/leaderboard/entries/12/   # no token needed
+
+Exit codes of verify: 0 every number agrees, 1 something differs, 2 something could not be checked.
+Exit codes of the other commands: 0 accepted (in_review or published), 1 local problem, 2 bad command line,
+3 rejected, 4 failed, 5 bundle or request refused (HTTP 400), 6 token refused (401/403), 7 too large (413),
 8 over quota (429), 9 server error (5xx), 10 network error, 11 gave up waiting (--timeout).
 """
 
@@ -22,6 +25,7 @@ import http.client
 import io
 import json
 import os
+import re
 import secrets
 import socket
 import ssl
@@ -31,6 +35,7 @@ import tempfile
 import time
 import urllib.parse
 import urllib.request
+import zipfile
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
@@ -733,28 +738,53 @@ def command_make_bundle(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-# --- verify: the board's history ------------------------------------------------------------------------
-# The portal's board history (README "The board's history"): every change to a published number is an event
-# hashing the one before it. verify_history fetches the whole log, recomputes every hash and the chain, replays
-# the events into the board they describe and compares that board with the one the API serves; with a head
-# kept from an earlier run it also checks that no past event changed.
+# --- verify: recompute a published entry's numbers from its evidence (issue 22) -------------------------------
+#
+# `verify` is read-only and public: it needs no token. Every check gives rows (what, result, detail), the result one
+# of VERIFIED, DIFFERS, NOT_CHECKED; the command prints one table and exits 0 (all agree), 1 (something differs)
+# or 2 (something could not be checked). A difference wins over what could not be checked.
 
-HISTORY_FORMAT = "board-history/1"
-ZERO_HASH = "0" * 64
-HISTORY_HEAD_HEADER = "X-Board-History-Head"
-BOARD_VARIANTS = (("all", "no"), ("excluding_leaky", "yes"))
-SHOWN_DIFFERENCES = 10  # rows of one kind of difference; the rest are counted
+VERIFIED = "ok"
+DIFFERS = "differs"
+NOT_CHECKED = "could not check"
+VERIFY_EXIT = {VERIFIED: 0, DIFFERS: 1, NOT_CHECKED: 2}
+EVIDENCE_FORMAT = "mle-portal-evidence/1"
+MAX_EVIDENCE_JSON = 500 * MB  # a JSON file of the evidence read whole (a board of 100,000 entries is far less)
+VARIANTS = ("all", "excluding_leaky")
+VARIANT_WORDS = {"all": "all competitions", "excluding_leaky": "without the known-leaky ones"}
+_ENTRY_PATH = re.compile(r"^(?P<base>.*?)/(?:leaderboard/entries|api/v1/entries)/(?P<id>[0-9]{1,18})(?:/.*)?$")
+
+Row = tuple[str, str, str]
 
 
 class PublicPortal(Portal):
-    """The portal's public answers: no token sent (a token the portal does not know would be refused)."""
+    """The portal's public API, asked without a token."""
 
     def __init__(self, url: str, *, timeout: float = 120.0) -> None:
         super().__init__(url, "public", timeout=timeout)
         self.token = ""
 
     def headers(self) -> dict[str, str]:
-        return {key: value for key, value in super().headers().items() if key != "Authorization"}
+        headers = super().headers()
+        del headers["Authorization"]
+        return headers
+
+    def download(self, path: str, target: str) -> None:
+        """GET path into the file target, streamed; a ClientError with the portal's message when it refuses."""
+        connection = self.connect()
+        try:
+            connection.request("GET", self.base_path + path, headers={**self.headers(), "Accept": "*/*"})
+            response = connection.getresponse()
+            if response.status != 200:
+                read_answer(response, what=f"GET {path}")
+                raise ClientError(EXIT_SERVER, f"GET {path}: HTTP {response.status} without a file")
+            with open(target, "wb") as out:
+                for chunk in iter(lambda: response.read(CHUNK), b""):
+                    out.write(chunk)
+        except (OSError, http.client.HTTPException) as exc:
+            raise ClientError(EXIT_NETWORK, f"cannot download {self.url(path)}: {describe(exc)}") from exc
+        finally:
+            connection.close()
 
     def get_answer(self, path: str) -> tuple[dict[str, Any], dict[str, str]]:
         """The JSON object at `path` and the answer's headers (names in lower case)."""
@@ -768,6 +798,411 @@ class PublicPortal(Portal):
             raise ClientError(EXIT_NETWORK, f"cannot reach {self.url(path)}: {describe(exc)}") from exc
         finally:
             connection.close()
+
+
+def entry_address(entry: str, portal: str | None) -> tuple[str, int]:
+    """(the portal's address, the entry's id) from an entry's id with --portal, or from its page's or API's URL."""
+    entry = entry.strip()
+    if entry.isascii() and entry.isdigit() and len(entry) <= 18:
+        portal = portal or os.environ.get("MLEPORTAL_URL")
+        if not portal:
+            raise ClientError(EXIT_LOCAL, f"entry {entry}: which portal? Pass --portal URL (or set MLEPORTAL_URL)")
+        return portal.rstrip("/"), int(entry)
+    parts = urllib.parse.urlsplit(entry)
+    found = _ENTRY_PATH.match(parts.path)
+    if parts.scheme not in ("http", "https") or not parts.netloc or not found:
+        raise ClientError(
+            EXIT_LOCAL,
+            f"{entry!r} is neither an entry's id nor its address (https://PORTAL/leaderboard/entries/ID/)",
+        )
+    base = f"{parts.scheme}://{parts.netloc}{found.group('base')}"
+    return (portal or base).rstrip("/"), int(found.group("id"))
+
+
+def _number_text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, allow_nan=True)
+
+
+def first_difference(recomputed: Any, served: Any, path: str = "") -> str | None:
+    """Where two JSON values first differ, as JSON writes them (so to the last digit), or None when they agree."""
+    if isinstance(recomputed, dict) and isinstance(served, dict):
+        for key in sorted(set(recomputed) | set(served), key=str):
+            where = f"{path}.{key}" if path else str(key)
+            if key not in served:
+                return f"{where}: recomputed {_number_text(recomputed[key])}, the portal serves nothing"
+            if key not in recomputed:
+                return f"{where}: the portal serves {_number_text(served[key])}, recomputed nothing"
+            found = first_difference(recomputed[key], served[key], where)
+            if found:
+                return found
+        return None
+    if isinstance(recomputed, list) and isinstance(served, list) and len(recomputed) == len(served):
+        for i, (left, right) in enumerate(zip(recomputed, served)):
+            found = first_difference(left, right, f"{path}[{i}]")
+            if found:
+                return found
+        return None
+    if _number_text(recomputed) == _number_text(served):
+        return None
+    return f"{path or 'value'}: recomputed {_number_text(recomputed)}, the portal serves {_number_text(served)}"
+
+
+def _compare(what: str, recomputed: Any, served: Any, agreed: str) -> Row:
+    found = first_difference(recomputed, served)
+    return (what, DIFFERS, found) if found else (what, VERIFIED, agreed)
+
+
+class Unverifiable(Exception):
+    """The evidence cannot be used for what follows (missing, malformed); the message says what and why."""
+
+
+def _engine() -> Any:
+    """The portal's engine: its aggregation and rank interval, imported only now, so that everything else in this
+    file needs the standard library alone. `pip install` the wheel the portal serves (GET /api/v1/engine/)."""
+    # Until part A of issue 22 is merged, the engine's functions live where they are today. Afterwards this
+    # whole body is `import grading.engine as engine; return engine` (ENGINE_API.md): one edit.
+    import types
+
+    import grading.engine  # type: ignore[import-not-found]
+    from grading.engine import aggregation  # type: ignore[import-not-found]
+    from leaderboard.ranking import tab_ranks  # type: ignore[import-not-found]
+
+    def outcome_from_report(report: dict[str, Any], *, seed: int, submission_sha256: str = "") -> Any:
+        return aggregation.RunOutcome(
+            competition_id=report["competition_id"],
+            seed=seed,
+            submission_exists=bool(report.get("submission_exists")),
+            valid_submission=bool(report.get("valid_submission")),
+            gold=bool(report.get("gold_medal")),
+            silver=bool(report.get("silver_medal")),
+            bronze=bool(report.get("bronze_medal")),
+            above_median=bool(report.get("above_median")),
+            medals_known=report.get("medals_known", True),
+            submission_sha256=submission_sha256,
+        )
+
+    return types.SimpleNamespace(
+        ENGINE_VERSION=None,
+        aggregate=aggregation.aggregate,
+        per_seed=aggregation.per_seed,
+        tab_ranks=tab_ranks,
+        outcome_from_report=outcome_from_report,
+        __file__=grading.engine.__file__,
+    )
+
+
+def _engine_missing(portal: PublicPortal, exc: BaseException) -> Row:
+    """Why the engine cannot be used, and the pip line that installs the portal's own (printed on its own too)."""
+    why = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, SyntaxError):
+        why = f"the installed engine needs a newer Python than {sys.version_info[0]}.{sys.version_info[1]} ({exc})"
+    try:
+        wheel = portal.get_json("/api/v1/engine/")
+    except ClientError as failed:
+        return ("engine", NOT_CHECKED, f"cannot import the portal's engine ({why}); the portal serves none ({failed})")
+    url = wheel.get("url")
+    if not isinstance(url, str) or not url:
+        return ("engine", NOT_CHECKED, f"cannot import the portal's engine ({why}); /api/v1/engine/ names no wheel")
+    print(f"pip install {url}", file=sys.stderr)
+    return ("engine", NOT_CHECKED, f"cannot import the portal's engine ({why}); install it: pip install {url}")
+
+
+def _engine_row(engine: Any, recorded: dict[str, Any]) -> Row:
+    """Which engine recomputes, and whether it is the one the evidence was made with."""
+    installed = engine.ENGINE_VERSION
+    where = os.path.dirname(os.path.abspath(engine.__file__))
+    if recorded.get("version") and installed != recorded["version"]:
+        return (
+            "engine",
+            NOT_CHECKED,
+            f"{installed or 'an unversioned engine'} is installed, the evidence was made with {recorded['version']}: "
+            f"pip install {recorded.get('url')}",
+        )
+    return ("engine", VERIFIED, f"{installed or 'unversioned'}, from {where}")
+
+
+def _json_member(archive: zipfile.ZipFile, name: str) -> Any:
+    try:
+        if archive.getinfo(name).file_size > MAX_EVIDENCE_JSON:
+            raise Unverifiable(f"{name} is larger than {MAX_EVIDENCE_JSON // MB} MB: not read")
+        return json.loads(archive.read(name).decode("utf-8"))
+    except KeyError:
+        raise Unverifiable(f"the evidence has no {name}") from None
+    except (ValueError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
+        raise Unverifiable(f"{name} cannot be read: {exc}") from None
+
+
+def _manifest_rows(archive: zipfile.ZipFile, manifest: dict[str, Any]) -> list[Row]:
+    """Every file the manifest lists, against its SHA-256 and size; any other file in the zip is a difference."""
+    rows: list[Row] = []
+    listed = manifest.get("files")
+    if not isinstance(listed, list) or not all(isinstance(f, dict) for f in listed):
+        raise Unverifiable("evidence.json lists no files")
+    names = set(archive.namelist())
+    for item in listed:
+        path = str(item.get("path"))
+        if path not in names:
+            rows.append((f"file {path}", DIFFERS, "listed in evidence.json but not in the zip"))
+            continue
+        digest, size = hashlib.sha256(), 0
+        try:
+            with archive.open(path) as member:
+                for chunk in iter(lambda: member.read(CHUNK), b""):
+                    digest.update(chunk)
+                    size += len(chunk)
+        except (zipfile.BadZipFile, OSError) as exc:
+            rows.append((f"file {path}", DIFFERS, f"cannot be read from the zip: {exc}"))
+            continue
+        if digest.hexdigest() != item.get("sha256"):
+            rows.append(
+                (f"file {path}", DIFFERS, f"SHA-256 {digest.hexdigest()}, evidence.json says {item.get('sha256')}")
+            )
+        elif size != item.get("bytes"):
+            rows.append((f"file {path}", DIFFERS, f"{size} bytes, evidence.json says {item.get('bytes')}"))
+        else:
+            rows.append((f"file {path}", VERIFIED, f"SHA-256 {digest.hexdigest()[:16]}…, {size:,} bytes"))
+    for extra in sorted(names - {str(item.get("path")) for item in listed} - {"evidence.json"}):
+        rows.append((f"file {extra}", DIFFERS, "in the zip but not listed in evidence.json"))
+    return rows
+
+
+def _outcomes(archive: zipfile.ZipFile, manifest: dict[str, Any], aggregates: dict[str, Any], engine: Any) -> list:
+    """The run outcomes the aggregation counts, from the per-seed reports and each run's submission SHA-256."""
+    hashes = {(r["competition_id"], int(r["seed"])): r.get("submission_sha256") or "" for r in aggregates["runs"]}
+    outcomes = []
+    for item in manifest["files"]:
+        found = re.fullmatch(r"reports/seed-([0-9]{1,9})\.json", str(item.get("path")))
+        if not found:
+            continue
+        seed = int(found.group(1))
+        for report in _json_member(archive, item["path"])["competition_reports"]:
+            sha = hashes.get((report["competition_id"], seed), "")
+            outcomes.append(engine.outcome_from_report(report, seed=seed, submission_sha256=sha))
+    return outcomes
+
+
+def _tab_name(tier: str, variant: str) -> str:
+    return f"{tier} tab, {VARIANT_WORDS[variant]}"
+
+
+def _figure_rows(served: dict[str, Any], aggregates: dict[str, Any], outcomes: list, engine: Any) -> tuple:
+    """Every tier's complete and padded aggregates, with and without the known-leaky competitions, recomputed
+    and compared with the served ones; and the per-seed figures each tab ranks, by (tier, variant)."""
+    rows: list[Row] = []
+    seeds_by_tab: dict[tuple[str, str], list[float]] = {}
+    leaky = set(aggregates.get("known_leaky") or [])
+    served_tiers = served.get("tiers") or {}
+    for tier, members in aggregates["members"].items():
+        for variant in VARIANTS:
+            split = list(members) if variant == "all" else [c for c in members if c not in leaky]
+            complete = engine.aggregate(outcomes, split=split, padded=False) if split else None
+            padded = engine.aggregate(outcomes, split=split, padded=True) if split else None
+            uses = "complete" if complete else ("padded" if padded else None)
+            recomputed = {"complete": complete, "padded": padded, "uses": uses, "competitions": len(split)}
+            figures = (served_tiers.get(tier) or {}).get(variant)
+            shown = complete or padded or {}
+            agreed = f"complete and padded, every measure ({shown.get('seeds', 0)} seeds, {len(split)} competitions)"
+            rows.append(_compare(f"{tier}, {VARIANT_WORDS[variant]}: figures", recomputed, figures, agreed))
+            if uses:
+                values = engine.per_seed(outcomes, split=split, padded=uses == "padded")
+                seeds_by_tab[(tier, variant)] = [value["any_medal"] for value in values]
+    extra = sorted(set(served_tiers) - set(aggregates["members"]))
+    if extra:
+        rows.append(("tiers", DIFFERS, f"the portal serves figures for {', '.join(extra)}, the evidence has none"))
+    return rows, seeds_by_tab
+
+
+def _tab_rows(served: dict[str, Any], seeds_by_tab: dict, aggregates: dict[str, Any]) -> list[Row]:
+    """Each tab's row as the board lists it (the aggregate it uses, its seeds, mean, SEM, per-seed figures)."""
+    rows: list[Row] = []
+    tabs = {(t["tier"], "excluding_leaky" if t["excluding_leaky"] else "all"): t for t in served.get("tabs") or []}
+    for key in [*tabs, *(key for key in seeds_by_tab if key not in tabs)]:
+        tier, variant = key
+        tab = tabs.get(key)
+        if key not in seeds_by_tab or tab is None:
+            where = "the portal lists a row" if tab is not None else "the recomputation has a figure"
+            rows.append((f"{_tab_name(tier, variant)}: row", DIFFERS, f"only {where} for this tab"))
+            continue
+        figures = aggregates["tiers"].get(tier, {}).get(variant) or {}
+        figure = figures.get(figures.get("uses") or "") or {}
+        recomputed = {
+            "uses": figures.get("uses"),
+            "seeds": figure.get("seeds"),
+            "any_medal": {k: (figure.get("any_medal") or {}).get(k) for k in ("mean", "sem")},
+            "per_seed": seeds_by_tab[key],
+        }
+        shown = {k: tab.get(k) for k in ("uses", "seeds", "any_medal", "per_seed")}
+        agreed = f"{tab.get('uses')}, {tab.get('seeds')} seeds, per-seed figures"
+        rows.append(_compare(f"{_tab_name(tier, variant)}: row", recomputed, shown, agreed))
+    return rows
+
+
+def _rank_rows(
+    served: dict[str, Any], ranking: dict[str, Any], rank: dict[str, Any], seeds_by_tab: dict, engine: Any
+) -> list[Row]:
+    """The entry's rank, 95% interval and ties in every tab it is ranked in, by the engine's bootstrap over the
+    tab's rows in the order the ranking took them, the entry's own per-seed figures recomputed."""
+    rows: list[Row] = []
+    entry_id = served.get("entry_id")
+    tabs = {
+        (t["tier"], "excluding_leaky" if t["excluding_leaky"] else "all"): t
+        for t in ranking.get("tabs") or []
+        if isinstance(t, dict)
+    }
+    ranked = [t for t in served.get("tabs") or [] if t.get("rank") is not None]
+    for tab in ranked:
+        key = (tab["tier"], "excluding_leaky" if tab["excluding_leaky"] else "all")
+        what = f"{_tab_name(*key)}: rank"
+        inputs = tabs.get(key)
+        if inputs is None:
+            rows.append((what, NOT_CHECKED, "ranking.json has no rows for this tab"))
+            continue
+        positions = [i for i, row in enumerate(inputs["rows"]) if row.get("entry_id") == entry_id]
+        if len(positions) != 1:
+            rows.append((what, DIFFERS, f"ranking.json lists entry {entry_id} {len(positions)} times in this tab"))
+            continue
+        per_seed = [row["per_seed"] for row in inputs["rows"]]
+        mine = seeds_by_tab.get(key)
+        if mine is not None and first_difference(mine, per_seed[positions[0]]):
+            rows.append(
+                (
+                    f"{_tab_name(*key)}: ranked figures",
+                    DIFFERS,
+                    "the ranking took the entry's per-seed figures as "
+                    f"{_number_text(per_seed[positions[0]])}, recomputed {_number_text(mine)}",
+                )
+            )
+            per_seed[positions[0]] = mine
+        found = engine.tab_ranks(
+            per_seed, replicates=int(rank["replicates"]), level=float(rank["level"]), random_seed=rank["random_seed"]
+        )[positions[0]]
+        recomputed = {"rank": found.rank, "rank_low": found.low, "rank_high": found.high, "tied_with": found.tied_ranks}
+        shown = {k: tab.get(k) for k in recomputed}
+        agreed = f"#{found.rank}, 95% interval #{found.low}–#{found.high} of {len(per_seed)} ranked entries"
+        rows.append(_compare(what, recomputed, shown, agreed))
+        stated = inputs.get("entry") or {}
+        if [stated.get(k) for k in ("rank", "low", "high", "tied_with")] != list(recomputed.values()):
+            rows.append((f"{_tab_name(*key)}: ranking.json", DIFFERS, f"states {_number_text(stated)}"))
+    return rows
+
+
+def _board_version(archive: zipfile.ZipFile) -> Any:
+    try:
+        return _json_member(archive, "evidence.json").get("board_version")
+    except (Unverifiable, AttributeError):
+        return None
+
+
+def _download(portal: PublicPortal, entry_id: int, path: str) -> tuple[dict[str, Any], zipfile.ZipFile]:
+    """The entry as served and its evidence, of one version of the board: a refresh between the two downloads
+    (rare: the board changes when an entry's numbers do) is waited out by downloading both again, twice at most."""
+
+    def both() -> tuple[dict[str, Any], zipfile.ZipFile]:
+        served = portal.get_json(f"/api/v1/entries/{entry_id}/")
+        portal.download(f"/api/v1/entries/{entry_id}/evidence/", path)
+        return served, zipfile.ZipFile(path)
+
+    for _ in range(2):
+        served, archive = both()
+        if _board_version(archive) in (None, served.get("board_version")):
+            return served, archive
+        archive.close()
+    return both()
+
+
+def verify_evidence(portal_url: str, entry_id: int, work_dir: str, *, extract: bool = False) -> list[Row]:
+    """Download the entry's evidence, check every file against its SHA-256, recompute every tier's aggregates and
+    the entry's rank and interval per tab with the portal's engine, and compare them with what the portal serves
+    (GET /api/v1/entries/<id>/) to the last digit of its JSON. With `extract`, the evidence is left unpacked in
+    work_dir/evidence for the checks that re-grade."""
+    portal = PublicPortal(portal_url)
+    try:
+        served, archive = _download(portal, entry_id, os.path.join(work_dir, "evidence.zip"))
+    except ClientError as exc:
+        if exc.status == 404:
+            why = f"no published entry {entry_id} at {portal_url}: only published entries have evidence"
+            return [("entry", NOT_CHECKED, why)]
+        return [("entry", NOT_CHECKED, exc.message)]
+    except zipfile.BadZipFile as exc:
+        return [("evidence", NOT_CHECKED, f"the download is not a zip: {exc}")]
+    rows: list[Row] = []
+    stamped = _board_version(archive)
+    if stamped != served.get("board_version"):
+        why = f"the board changed while downloading (the entry at version {served.get('board_version')}, "
+        rows.append(("board version", NOT_CHECKED, why + f"its evidence at {stamped}): run verify again"))
+    with archive:
+        try:
+            manifest = _json_member(archive, "evidence.json")
+            if not isinstance(manifest, dict) or manifest.get("format") != EVIDENCE_FORMAT:
+                raise Unverifiable(f"evidence.json is not in the format {EVIDENCE_FORMAT} this client reads")
+            rows += _manifest_rows(archive, manifest)
+            commit = str(manifest.get("portal_commit"))[:12]
+            if manifest.get("entry_id") != entry_id:
+                rows.insert(0, ("evidence", DIFFERS, f"it is the evidence of entry {manifest.get('entry_id')}"))
+            else:
+                detail = f"entry {entry_id}, board version {manifest.get('board_version')}, portal commit {commit}"
+                rows.insert(0, ("evidence", VERIFIED, detail))
+            if extract:
+                _extract(archive, manifest, os.path.join(work_dir, "evidence"))
+            try:
+                engine = _engine()
+            except (ImportError, SyntaxError) as exc:
+                return rows + [_engine_missing(portal, exc)]
+            rows.append(_engine_row(engine, manifest.get("engine") or {}))
+            aggregates = _json_member(archive, "aggregates.json")
+            ranking = _json_member(archive, "ranking.json")
+            outcomes = _outcomes(archive, manifest, aggregates, engine)
+            rows.append(_compare("aggregates.json", aggregates.get("tiers"), served.get("tiers"), "as served"))
+            figure_rows, seeds_by_tab = _figure_rows(served, aggregates, outcomes, engine)
+            rows += figure_rows
+            rows += _tab_rows(served, seeds_by_tab, aggregates)
+            rows += _rank_rows(served, ranking, manifest.get("rank") or {}, seeds_by_tab, engine)
+        except Unverifiable as exc:
+            rows.append(("evidence", NOT_CHECKED, str(exc)))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            why = f"the evidence is not as its format says ({type(exc).__name__}: {exc})"
+            rows.append(("evidence", NOT_CHECKED, why))
+    return rows
+
+
+def _extract(archive: zipfile.ZipFile, manifest: dict[str, Any], target: str) -> None:
+    """The files evidence.json lists (and itself) under target, each no larger than it says: nothing else."""
+    sizes = {str(f.get("path")): int(f.get("bytes") or 0) for f in manifest["files"]}
+    sizes["evidence.json"] = archive.getinfo("evidence.json").file_size
+    for name, size in sizes.items():
+        parts = name.split("/")
+        if name not in archive.namelist() or name.startswith("/") or "\\" in name or ".." in parts or "" in parts:
+            continue
+        destination = os.path.join(target, *parts)
+        os.makedirs(os.path.dirname(destination), exist_ok=True)
+        with archive.open(name) as source, open(destination, "wb") as out:
+            left = size
+            for chunk in iter(lambda: source.read(CHUNK), b""):
+                left -= len(chunk)
+                if left < 0:
+                    raise Unverifiable(f"{name} is larger in the zip than evidence.json says")
+                out.write(chunk)
+
+
+# --- verify --data and --official: part A of issue 22 -----------------------------------------------------------
+# NOT MERGED YET: part A's verify_data replaces this whole block.
+
+
+def verify_data(evidence_dir: str, data_dir: str, official: bool) -> list[Row]:
+    return [("--data" + (" --official" if official else ""), NOT_CHECKED, "not in this client yet (issue 22, part A)")]
+
+
+# --- verify: the board's history ------------------------------------------------------------------------
+# The portal's board history (README "The board's history"): every change to a published number is an event
+# hashing the one before it. verify_history fetches the whole log, recomputes every hash and the chain, replays
+# the events into the board they describe and compares that board with the one the API serves; with a head
+# kept from an earlier run it also checks that no past event changed.
+
+HISTORY_FORMAT = "board-history/1"
+ZERO_HASH = "0" * 64
+HISTORY_HEAD_HEADER = "X-Board-History-Head"
+BOARD_VARIANTS = (("all", "no"), ("excluding_leaky", "yes"))
+SHOWN_DIFFERENCES = 10  # rows of one kind of difference; the rest are counted
 
 
 def history_canonical(value: Any) -> bytes:
@@ -1020,37 +1455,72 @@ def _history_rows(
     return rows
 
 
-def print_rows(rows: list[tuple[str, str, str]], stream: IO[str]) -> int:
-    """The table of checks, and the exit code: 0 all ok, 1 something differs, 2 something could not be checked."""
-    width = max([len(what) for what, _, _ in rows] + [5])
-    stream.write(f"{'check':<{width}}  {'result':<15}  detail\n")
-    for what, result, detail in rows:
-        stream.write(f"{what:<{width}}  {result:<15}  {detail}\n")
+# --- verify: the command --------------------------------------------------------------------------------------
+
+
+def verify_table(rows: list[Row]) -> str:
+    width = max([len("check")] + [len(row[0]) for row in rows])
+    result_width = max(len(NOT_CHECKED), len("result"))
+    lines = [f"{'check':<{width}}  {'result':<{result_width}}  detail"]
+    lines += [f"{what:<{width}}  {result:<{result_width}}  {detail}" for what, result, detail in rows]
+    return "\n".join(lines)
+
+
+def verify_exit_code(rows: list[Row]) -> int:
     results = {result for _, result, _ in rows}
-    return 1 if "differs" in results else 2 if "could not check" in results else 0
+    if DIFFERS in results:
+        return VERIFY_EXIT[DIFFERS]
+    if NOT_CHECKED in results or not rows:
+        return VERIFY_EXIT[NOT_CHECKED]
+    return VERIFY_EXIT[VERIFIED]
 
 
 def command_verify(args: argparse.Namespace) -> int:
-    """Minimal `verify --history` (the full command with an entry's evidence is part B's)."""
-    if not args.history:
-        raise ClientError(EXIT_USAGE, "this client verifies only the board's history: pass --history")
-    portal_url = args.portal or _portal_of(args.entry)
-    if not portal_url:
-        raise ClientError(EXIT_USAGE, "name the portal: --portal https://portal.example.org (or MLEPORTAL_URL)")
-    rows = verify_history(PublicPortal(portal_url, timeout=args.http_timeout), args.known_head)
-    code = print_rows(rows, sys.stdout)
-    heads = [detail for what, result, detail in rows if what == "history head" and result == "ok"]
+    started = time.monotonic()
+    history = bool(args.history or args.known_head)
+    entry_id: int | None = None
+    try:
+        if args.official and not args.data:
+            raise ClientError(EXIT_LOCAL, "--official grades your own data: pass --data DIR with it")
+        if args.known_head:
+            parse_head(args.known_head)  # a mistyped head is said before anything is fetched
+        if args.entry is not None:
+            portal_url, entry_id = entry_address(args.entry, args.portal)
+        elif not history:
+            raise ClientError(
+                EXIT_LOCAL,
+                "name an entry (its address, or its id with --portal), or pass --history to check the board's "
+                "history alone",
+            )
+        elif args.data:
+            raise ClientError(EXIT_LOCAL, "--data re-grades an entry's submissions: name the entry")
+        else:
+            portal_url = (args.portal or os.environ.get("MLEPORTAL_URL") or "").rstrip("/")
+            if not portal_url:
+                raise ClientError(EXIT_LOCAL, "which portal? Pass --portal URL (or set MLEPORTAL_URL)")
+        PublicPortal(portal_url)  # a bad address is said here, once
+    except ClientError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return VERIFY_EXIT[NOT_CHECKED]
+    rows: list[Row] = []
+    if entry_id is not None:
+        with tempfile.TemporaryDirectory(prefix="mleportal-verify-") as work:
+            rows += verify_evidence(portal_url, entry_id, work, extract=bool(args.data))
+            if args.data:
+                rows += verify_data(os.path.join(work, "evidence"), args.data, args.official)
+    if history:
+        rows += verify_history(PublicPortal(portal_url, timeout=args.http_timeout), args.known_head)
+    print(verify_table(rows))
+    counts = {result: sum(row[1] == result for row in rows) for result in VERIFY_EXIT}
+    what = f"entry {entry_id}" if entry_id is not None else "the board's history"
+    print(
+        f"\n{what} at {portal_url}: {counts[VERIFIED]} ok, {counts[DIFFERS]} differ, "
+        f"{counts[NOT_CHECKED]} could not be checked ({time.monotonic() - started:.2f} s)"
+    )
+    heads = [detail for what, result, detail in rows if what == "history head" and result == VERIFIED]
     if heads:
         print(f"history head: {heads[-1]} (keep it; next time pass --known-head {heads[-1]})")
-    return code
-
-
-def _portal_of(entry: str | None) -> str:
-    """The portal's address from an entry's URL (https://portal.example.org/leaderboard/entries/7/)."""
-    parts = urllib.parse.urlsplit(entry or "")
-    if parts.scheme in ("http", "https") and parts.netloc:
-        return f"{parts.scheme}://{parts.netloc}"
-    return ""
+    return verify_exit_code(rows)
 
 
 # --- command line --------------------------------------------------------------------------------------
@@ -1131,19 +1601,41 @@ def parser() -> argparse.ArgumentParser:
     make.add_argument("--notes")
     make.set_defaults(run=command_make_bundle)
 
-    verify = commands.add_parser("verify", help="check published numbers against the portal's own records")
-    verify.add_argument("entry", nargs="?", metavar="ENTRY_URL_OR_ID", help="an entry (its URL names the portal)")
-    verify.add_argument(
-        "--portal", default=os.environ.get("MLEPORTAL_URL"), help="the portal's address (or MLEPORTAL_URL)"
+    check = commands.add_parser(
+        "verify",
+        help="recompute a published entry's numbers from its evidence and compare them with the portal's",
+        description="Download a published entry's evidence, check every file's SHA-256, recompute every tier's "
+        "aggregates and the entry's rank and 95% interval with the portal's engine, and compare them with what the "
+        "portal serves. Exit 0: everything agrees; 1: something differs; 2: something could not be checked.",
     )
-    verify.add_argument(
-        "--history", action="store_true", help="replay the board's history and check the board follows from it"
+    check.add_argument(
+        "entry",
+        nargs="?",
+        metavar="ENTRY_URL_OR_ID",
+        help="the entry's page address, or its id with --portal (none with --history: the board's history alone)",
     )
-    verify.add_argument(
-        "--known-head", metavar="SEQ:HASH", help="a history head printed by an earlier run: check it still holds"
+    check.add_argument(
+        "--portal",
+        help="the portal's address, e.g. https://portal.example.org, for an entry given by its id (default: "
+        "MLEPORTAL_URL); an entry's address names its portal",
     )
-    verify.add_argument("--http-timeout", type=float, default=120.0, metavar="SECONDS", help=argparse.SUPPRESS)
-    verify.set_defaults(run=command_verify)
+    check.add_argument(
+        "--data",
+        metavar="DIR",
+        help="your own MLE-bench prepared data (mlebench prepare): check the answers' SHA-256 and re-grade every "
+        "submission locally",
+    )
+    check.add_argument("--official", action="store_true", help="with --data: also grade with MLE-bench's own grader")
+    check.add_argument(
+        "--history", action="store_true", help="replay the board's public history and check the board follows from it"
+    )
+    check.add_argument(
+        "--known-head",
+        metavar="SEQ:HASH",
+        help="a head of the history you saw before: it must still be in the chain (implies --history)",
+    )
+    check.add_argument("--http-timeout", type=float, default=120.0, metavar="SECONDS", help=argparse.SUPPRESS)
+    check.set_defaults(run=command_verify)
     return main_parser
 
 

@@ -1,5 +1,6 @@
-"""GET /api/v1/leaderboard/ (SPEC §6): the rows of a board as on the page, cached until the next refresh; and
-GET /api/v1/history/: the board's history (leaderboard/history.py)."""
+"""GET /api/v1/leaderboard/ (SPEC §6): the rows of a board as on the page, cached until the next refresh; GET
+/api/v1/history/: the board's history (leaderboard/history.py); GET /api/v1/entries/<id>/ and its evidence
+(SPEC §8): one published entry's numbers, and what they depend on."""
 
 import json
 import threading
@@ -8,7 +9,7 @@ from collections.abc import Mapping
 from urllib.parse import urlencode
 
 from django.core.cache import cache
-from django.http import HttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -16,7 +17,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from leaderboard import exports, history, selectors
+from leaderboard import evidence, exports, history, selectors
 from leaderboard.history import HISTORY_HEAD_HEADER
 from leaderboard.selectors import BOARDS, RESOURCE_FILTERS, TAB_CHOICES, VERIFIED_FILTERS, BadQuery, BoardQuery
 from portal.api.exception_handler import ApiError
@@ -154,3 +155,30 @@ class HistoryApi(APIView):
         response = HttpResponse(json.dumps(body, allow_nan=False), content_type="application/json")
         response[HISTORY_HEAD_HEADER] = str(head)
         return response
+
+
+class EntryApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        responses={200: OpenApiTypes.OBJECT},
+        description="A published entry's numbers as the board serves them: every tier's complete and padded "
+        "aggregates (every measure) with and without the known-leaky competitions, and per tab its figure, per-seed "
+        "values, rank and 95% interval. 404 for an entry that is not published.",
+    )
+    def get(self, request: Request, entry_id: int) -> HttpResponse:
+        body = json.dumps(evidence.entry_figures(entry_id=entry_id), allow_nan=False)
+        return HttpResponse(body, content_type="application/json")
+
+
+class EntryEvidenceApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        responses={(200, "application/zip"): OpenApiTypes.BINARY},
+        description="The evidence of a published entry (a zip; the README's 'The evidence of an entry' describes "
+        "it), the same bytes as /leaderboard/entries/<id>/evidence.zip. 404 for an entry that is not published.",
+    )
+    def get(self, request: Request, entry_id: int) -> StreamingHttpResponse:
+        found = evidence.entry_evidence(entry_id=entry_id, base_url=request.build_absolute_uri("/"))
+        return evidence.evidence_response(found)

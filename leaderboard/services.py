@@ -266,6 +266,9 @@ def entry_refresh(*, submission_id: int, cause: dict | None = None) -> Entry | N
 
 
 Tab = tuple[str, bool]  # (tier, excluding the known-leaky competitions)
+# The bootstrap's random seed: fixed, and recorded in every entry's evidence (leaderboard/evidence.py), so that
+# anyone can draw the same replicates and get the same intervals.
+RANK_RANDOM_SEED = 0
 
 
 def ranks_refresh(*, tabs: Iterable[Tab] | None = None) -> None:
@@ -287,7 +290,8 @@ def ranks_refresh(*, tabs: Iterable[Tab] | None = None) -> None:
             by_tab.setdefault((row.tier, row.excluding_leaky), []).append(row)
     changed = []
     for tab in by_tab.values():
-        for row, ranked in zip(tab, tab_ranks([row.per_seed for row in tab]), strict=True):
+        ranks = tab_ranks([row.per_seed for row in tab], random_seed=RANK_RANDOM_SEED)
+        for row, ranked in zip(tab, ranks, strict=True):
             values = (ranked.rank, ranked.low, ranked.high, ranked.tied_ranks)
             if (row.rank, row.rank_low, row.rank_high, row.tied_with) != values:
                 row.rank, row.rank_low, row.rank_high, row.tied_with = values

@@ -2,11 +2,10 @@
 
 import json
 from dataclasses import replace
-from typing import IO
 from urllib.parse import urlencode
 
 from django.core.cache import cache
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
@@ -16,7 +15,7 @@ from grading.engine.tiers import TIER_LABELS
 from grading.models import Submission
 from grading.selectors import review_events
 from grading.services.submissions import private_storage_is_remote, submission_folder
-from leaderboard import exports, history, plots, selectors
+from leaderboard import evidence, exports, history, plots, selectors
 from leaderboard.history import HISTORY_HEAD_HEADER
 from leaderboard.models import Entry
 from leaderboard.selectors import BOARD_LABELS, BOARDS, TAB_CHOICES, TAB_LABELS, BadQuery, BoardQuery
@@ -200,22 +199,19 @@ def entry_detail(request: HttpRequest, entry_id: int) -> HttpResponse:
 def entry_bundle(request: HttpRequest, entry_id: int) -> FileResponse:
     """The run bundle of a published entry, as the team uploaded it (it never holds answers)."""
     entry = selectors.entry_get(entry_id=entry_id)
-    submission = entry.submission
-    if not submission.bundle_name:
+    opener = evidence.bundle_opener(entry.submission)
+    if opener is None:
         raise Http404("This entry has no bundle (it was imported from grading reports).")
-    handle: IO[bytes]
-    if private_storage_is_remote():
-        from django.core.files.storage import storages
+    name = evidence.bundle_download_name(entry.pk, opener)
+    return FileResponse(opener(), as_attachment=True, filename=name, content_type="application/octet-stream")
 
-        handle = storages["private"].open(submission.bundle_name, "rb")
-    else:
-        path = submission_folder(submission) / "bundle.archive"
-        if not path.is_file():
-            raise Http404("The bundle's file is no longer on this server.")
-        handle = path.open("rb")
-    name = f"entry-{entry.pk}-bundle" + (".zip" if handle.read(2) == b"PK" else ".tar.gz")
-    handle.seek(0)
-    return FileResponse(handle, as_attachment=True, filename=name, content_type="application/octet-stream")
+
+@require_GET
+def entry_evidence(request: HttpRequest, entry_id: int) -> StreamingHttpResponse:
+    """The evidence of a published entry as one zip (leaderboard/evidence.py), streamed; the same bytes as
+    GET /api/v1/entries/<id>/evidence/."""
+    found = evidence.entry_evidence(entry_id=entry_id, base_url=request.build_absolute_uri("/"))
+    return evidence.evidence_response(found)
 
 
 @require_GET

@@ -35,6 +35,8 @@ except OSError as exc:
     raise ImproperlyConfigured(f"PORTAL_DATA_DIR={str(DATA_DIR)!r} cannot be created: {exc.strerror}") from None
 
 DEBUG = env_bool("DEBUG", True)
+# The commit of the code that runs, recorded in every entry's evidence (portal/release.py); empty: asked of git.
+PORTAL_COMMIT = env_str("PORTAL_COMMIT", "")
 
 
 def _private(variable: str, make: Callable[[Path], Path], path: Path) -> Path:

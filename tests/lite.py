@@ -55,3 +55,32 @@ def bundle_with(
 
             tar.addfile(info, io.BytesIO(data))
     return path
+
+
+@pytest.fixture
+def lite_entry(registry_with_packs, alice, lite_bundle, monkeypatch):
+    """The Lite bundle (three seeds) through the real pipeline's steps, called in this process rather than by a
+    worker: intake, validation, grading every run against the packs' answers, the checks, publication, and the
+    board's refresh. The published entry."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from grading import queue
+    from grading.models import Run
+    from grading.services import finish, pipeline
+    from grading.services.intake import submission_create
+    from leaderboard import services
+    from leaderboard.models import Entry
+    from leaderboard.tasks import refresh_board
+
+    monkeypatch.setattr(queue, "send", lambda task, pk: None)
+    monkeypatch.setattr(refresh_board, "delay", lambda pk: None)
+    upload = SimpleUploadedFile("lite.tar.gz", lite_bundle.read_bytes())
+    submission = submission_create(team=alice.teams.get(), user=alice, upload=upload)
+    pipeline.submission_validate(submission_id=submission.pk)
+    for run in Run.objects.filter(submission=submission):
+        pipeline.run_grade(run_id=run.pk)
+    finish.submission_finish(submission_id=submission.pk)
+    submission.refresh_from_db()
+    assert submission.status == "published", (submission.status, submission.status_reason)
+    services.board_refresh(submission_ids=[submission.pk])
+    return Entry.objects.get(submission=submission)

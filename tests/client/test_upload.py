@@ -288,15 +288,17 @@ def test_it_refuses_a_missing_file_or_token(mleportal, tmp_path, capsys, monkeyp
     assert "no such file" in err and "no token" in err
 
 
+def _imported(nodes) -> set[str]:
+    names = {alias.name.split(".")[0] for node in nodes if isinstance(node, ast.Import) for alias in node.names}
+    return names | {node.module.split(".")[0] for node in nodes if isinstance(node, ast.ImportFrom) and node.module}
+
+
 def test_the_client_is_python_3_9_and_standard_library_only():
     tree = ast.parse(CLIENT.read_text(), feature_version=(3, 9))
-    imported = {
-        alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
-    }
-    imported |= {
-        node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
-    }
-    assert imported - {"__future__"} <= set(sys.stdlib_module_names)
+    assert _imported(tree.body) - {"__future__"} <= set(sys.stdlib_module_names)
+    # Only verify imports more, inside a function: the portal's engine (its wheel), when it recomputes. Until part A
+    # of issue 22 moves the rank interval into the engine, that is also leaderboard.ranking.
+    assert _imported(ast.walk(tree)) - {"__future__"} - set(sys.stdlib_module_names) <= {"grading", "leaderboard"}
 
 
 @functools.cache
