@@ -26,7 +26,7 @@ from grading.models import Flag, Run, Submission, TierAggregate
 from grading.services.finish import run_outcome, tier_members
 from leaderboard import footnotes
 from leaderboard.models import BoardRow, BoardState, Entry
-from leaderboard.ranking import tab_ranks
+from grading.engine.ranking import tab_ranks
 from leaderboard.selectors import HEADLINE_ORDER
 
 logger = logging.getLogger(__name__)
