@@ -26,7 +26,13 @@ from grading.checks.context import (
     OtherEntry,
     RunFiles,
 )
-from grading.engine.aggregation import AGGREGATION_VERSION, RunOutcome, aggregate, format_mean_sem
+from grading.engine.aggregation import (
+    AGGREGATION_VERSION,
+    RunOutcome,
+    aggregate,
+    format_mean_sem,
+    outcome_from_report,
+)
 from grading.engine.tiers import TIER_SPLITS, tiers_of_split
 from grading.models import CheckIndex, Flag, ReviewEvent, Run, Submission, TierAggregate
 from grading.services.publication import submission_publish_if_ready
@@ -46,17 +52,8 @@ def run_outcome(run: Run, *, claimed: bool = False) -> RunOutcome:
     """What the aggregation counts of a run: the server's re-grade, or (report-only entries, whose numbers
     are self-reported) the team's own report."""
     report = (run.claimed if claimed else run.regraded) or {}
-    return RunOutcome(
-        competition_id=run.competition.slug,
-        seed=run.seed,
-        submission_exists=bool(report.get("submission_exists")),
-        valid_submission=bool(report.get("valid_submission")),
-        gold=bool(report.get("gold_medal")),
-        silver=bool(report.get("silver_medal")),
-        bronze=bool(report.get("bronze_medal")),
-        above_median=bool(report.get("above_median")),
-        medals_known=report.get("medals_known", True),
-        submission_sha256=run.submission_sha256,
+    return outcome_from_report(
+        report, seed=run.seed, submission_sha256=run.submission_sha256, competition_id=run.competition.slug
     )
 
 
