@@ -21,12 +21,12 @@ from competitions.models import KnownIssue
 from grading.bundles.errors import BundleError
 from grading.bundles.manifest import Manifest, parse_manifest
 from grading.engine.aggregation import AGGREGATION_VERSION, aggregate, per_seed
+from grading.engine.ranking import tab_ranks
 from grading.engine.tiers import TIERS
 from grading.models import Flag, Run, Submission, TierAggregate
 from grading.services.finish import run_outcome, tier_members
 from leaderboard import footnotes
 from leaderboard.models import BoardRow, BoardState, Entry
-from grading.engine.ranking import tab_ranks
 from leaderboard.selectors import HEADLINE_ORDER
 
 logger = logging.getLogger(__name__)
