@@ -34,6 +34,7 @@ _HOME = {
     "thresholds_from_leaderboard": "medals",
     **dict.fromkeys(("GraderRef", "get_grader", "grader_names"), "registry"),
     "file_sha256": "hashing",
+    "load_answers": "csvio",
 }
 
 __all__ = [
@@ -59,6 +60,7 @@ __all__ = [
     "grade_file",
     "grade_submission",
     "grader_names",
+    "load_answers",
     "medal_rule",
     "medals_for",
     "outcome_from_report",
@@ -98,6 +100,7 @@ if TYPE_CHECKING:  # the names above, for type checkers (ruff: they are public t
         seeds_of,
         without_copies,
     )
+    from grading.engine.csvio import load_answers
     from grading.engine.hashing import file_sha256
     from grading.engine.medals import MedalsUnknown, Thresholds, medal_rule, medals_for, thresholds_from_leaderboard
     from grading.engine.ranking import LEVEL, RANK_VERSION, REPLICATES, RankInterval, TabRank, rank_intervals, tab_ranks

@@ -225,10 +225,12 @@ def grade_file(
     honest_max_bytes: int | None = None,
     display_path: str | None = None,
     created_at: datetime | None = None,
+    answers: pd.DataFrame | list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """grade_submission from what an entry's evidence records: ``grader`` is ``{"name", "params"}``,
     ``thresholds`` is ``{"gold", "silver", "bronze", "median", "is_lower_better"}`` (gold null: medals unknown).
-    The report as the server stores it: MLE-bench's fields, ``medals_known`` when false, and ``reason``."""
+    The report as the server stores it: MLE-bench's fields, ``medals_known`` when false, and ``reason``.
+    ``answers`` may be given loaded (``load_answers(answers_path)``), to share them between seeds."""
     report = grade_submission(
         competition_id=competition_id,
         submission_path=submission_path,
@@ -238,6 +240,7 @@ def grade_file(
         honest_max_bytes=honest_max_bytes,
         display_path=display_path,
         created_at=created_at,
+        answers=answers,
     )
     return report.to_dict(with_reason=True)
 
