@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import concurrent.futures
 import hashlib
 import http.client
 import importlib
@@ -32,6 +33,7 @@ import ssl
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -785,11 +787,11 @@ def verify_data(evidence_dir: str, data_dir: str, official: bool) -> list[Row]:
         why = f"the answers of {', '.join(stopped)} are not the portal's: nothing was graded"
         return rows + [("--data: re-grade", NOT_CHECKED, why)]
     with tempfile.TemporaryDirectory(prefix="mleportal-data-") as scratch:
+        files: dict[str, str] = {}
         try:
-            files = extract_submissions(evidence, scratch)
+            rows += regrade_rows(evidence, answers, files, scratch, engine)
         except EvidenceUnreadable as exc:
             return rows + [("--data: re-grade", NOT_CHECKED, str(exc))]
-        rows += regrade_rows(evidence, answers, files, scratch, engine)
         if official:
             rows += official_rows(evidence, answers, files, scratch, os.path.expanduser(data_dir))
     return rows
@@ -948,21 +950,29 @@ def _member_key(name: str) -> str | None:
     return None if normal == ".." or normal.startswith("../") else normal
 
 
-def extract_submissions(evidence: dict[str, Any], scratch: str) -> dict[str, str]:
-    """{submission_path named by a report: its file, copied out of the bundle into scratch}, in one pass over the
-    bundle; a path the bundle does not hold as a regular file is left out (it re-grades as missing)."""
-    wanted = {
+def _submission_paths(evidence: dict[str, Any], competition_id: str | None = None) -> set[str]:
+    """The submission_path of every report (of one competition) that names a file."""
+    return {
         str(report.get("submission_path"))
         for reports in evidence["reports"].values()
         for report in reports
         if report.get("submission_path") not in (None, "", "None")
+        and competition_id in (None, report.get("competition_id"))
     }
+
+
+def extract_submissions(
+    evidence: dict[str, Any], scratch: str, files: dict[str, str], done: Callable[[str], None] | None = None
+) -> dict[str, str]:
+    """Fill files with {submission_path named by a report: its file, copied out of the bundle into scratch}, in
+    one pass over the bundle, calling done(path) after each; a path the bundle does not hold as a regular file
+    is left out (it re-grades as missing)."""
+    wanted = _submission_paths(evidence)
     if not wanted:
-        return {}
+        return files
     bundle = evidence["bundle"]
     if bundle is None:
         raise EvidenceUnreadable("the evidence holds no bundle (an entry imported from grading reports): no files")
-    files: dict[str, str] = {}
 
     def keep(key: str, source: IO[bytes]) -> None:
         target = os.path.join(scratch, str(len(files)), posixpath.basename(key))
@@ -971,6 +981,8 @@ def extract_submissions(evidence: dict[str, Any], scratch: str) -> dict[str, str
             for chunk in iter(lambda: source.read(CHUNK), b""):
                 out.write(chunk)
         files[key] = target
+        if done is not None:
+            done(key)
 
     try:
         with open(bundle, "rb") as handle:
@@ -1033,57 +1045,110 @@ def _local_path(report: dict[str, Any], files: dict[str, str], scratch_missing: 
     return files.get(str(shown), scratch_missing), str(shown)
 
 
+def _cores() -> int:
+    """The cores this process may run on (taskset and containers limit them), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def regrade_rows(
     evidence: dict[str, Any], answers: dict[str, str], files: dict[str, str], scratch: str, engine: Any
 ) -> list[Row]:
-    """One row per competition: every seed's submission re-graded and its report compared with the server's."""
-    rows: list[Row] = []
-    missing = os.path.join(scratch, "not-in-the-bundle", "submission.csv")  # a path to no file
-    for competition_id in _competitions_run(evidence):
-        if competition_id not in answers:
-            continue  # its answers row says why
-        what = f"--data: {competition_id}"
-        record = evidence["competitions"][competition_id]
-        grader, thresholds = record.get("grader") or {}, record.get("thresholds") or {}
-        if not grader.get("name") or not isinstance(thresholds.get("is_lower_better"), bool):
-            rows.append((what, NOT_CHECKED, "competitions.json records no grader or no direction for it"))
-            continue
+    """One row per competition whose answers matched: every seed's submission re-graded and its report compared
+    with the server's. The submissions are copied out of the bundle by a thread of its own while the competitions
+    whose files are all out are graded, on as many threads as this process has cores: decompressing, reading and
+    grading spend most of their time in zlib, pyarrow, pandas and numpy, which let the other threads run.
+    Raises EvidenceUnreadable, after every thread ended, when the bundle cannot be read."""
+    competitions = [competition_id for competition_id in _competitions_run(evidence) if competition_id in answers]
+    waiting = {competition_id: _submission_paths(evidence, competition_id) for competition_id in competitions}
+    ready = {competition_id: threading.Event() for competition_id in competitions}
+    lock = threading.Lock()
+    failed: list[EvidenceUnreadable] = []
+
+    def extracted(key: str) -> None:
+        with lock:
+            for competition_id, keys in waiting.items():
+                keys.discard(key)
+                if not keys:
+                    ready[competition_id].set()
+
+    def extract() -> None:
         try:
-            loaded = engine.load_answers(answers[competition_id])
-        except Exception as exc:  # noqa: BLE001 - an answers file the engine cannot read: say so and go on
-            rows.append((what, NOT_CHECKED, f"your answers file cannot be read: {type(exc).__name__}: {exc}"))
-            continue
-        differences, scores = [], []
-        try:
-            for seed, server in _runs_of(evidence, competition_id):
-                path, shown = _local_path(server, files, missing)
-                local = engine.grade_file(
-                    path,
-                    answers[competition_id],
-                    competition_id=competition_id,
-                    grader=grader,
-                    thresholds=thresholds,
-                    honest_max_bytes=record.get("max_submission_bytes"),
-                    display_path=shown,
-                    answers=loaded,
-                )
-                differences += [f"seed {seed}: {found}" for found in report_differences(server, local)]
-                scores.append(_json_text(local.get("score")))
-        except Exception as exc:  # noqa: BLE001 - the engine's own failure (an unknown grader): not a difference
-            rows.append((what, NOT_CHECKED, f"the engine cannot grade it: {type(exc).__name__}: {exc}"))
-            continue
-        if differences:
-            rows.append((what, DIFFERS, _some(differences)))
-            continue
-        versions = grader.get("version")
-        note = (
-            ""
-            if versions in (None, engine.GRADER_VERSION)
-            else f"; graded by grader {versions}, re-graded by {engine.GRADER_VERSION}"
+            extract_submissions(evidence, scratch, files, extracted)
+        except EvidenceUnreadable as exc:
+            failed.append(exc)
+        finally:
+            for event in ready.values():
+                event.set()  # a file the bundle did not hold will not come: grade without it
+
+    def regrade(competition_id: str) -> Row | None:
+        ready[competition_id].wait()
+        return (
+            None
+            if failed
+            else regrade_competition(evidence, competition_id, answers[competition_id], files, scratch, engine)
         )
-        detail = f"{len(scores)} seed(s), every field as the portal reports (scores {', '.join(scores)}){note}"
-        rows.append((what, VERIFIED, detail))
-    return rows
+
+    for competition_id, keys in waiting.items():
+        if not keys:
+            ready[competition_id].set()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=_cores() + 1) as pool:
+        pool.submit(extract)
+        rows = list(pool.map(regrade, competitions))
+    if failed:
+        raise failed[0]
+    return [row for row in rows if row is not None]
+
+
+def regrade_competition(
+    evidence: dict[str, Any], competition_id: str, answers: str, files: dict[str, str], scratch: str, engine: Any
+) -> Row:
+    """Every seed's submission of one competition re-graded with the engine and compared with the server's
+    report: ok, differs (the first differences), or could not check (no grader recorded, answers unreadable, an
+    engine failure)."""
+    missing = os.path.join(scratch, "not-in-the-bundle", "submission.csv")  # a path to no file
+    what = f"--data: {competition_id}"
+    record = evidence["competitions"][competition_id]
+    grader, thresholds = record.get("grader") or {}, record.get("thresholds") or {}
+    if not grader.get("name") or not isinstance(thresholds.get("is_lower_better"), bool):
+        return (what, NOT_CHECKED, "competitions.json records no grader or no direction for it")
+    try:
+        loaded = engine.load_answers(answers)
+    except Exception as exc:  # noqa: BLE001 - an answers file the engine cannot read: say so and go on
+        return (what, NOT_CHECKED, f"your answers file cannot be read: {type(exc).__name__}: {exc}")
+    differences, scores = [], []
+    try:
+        for seed, server in _runs_of(evidence, competition_id):
+            path, shown = _local_path(server, files, missing)
+            local = engine.grade_file(
+                path,
+                answers,
+                competition_id=competition_id,
+                grader=grader,
+                thresholds=thresholds,
+                honest_max_bytes=record.get("max_submission_bytes"),
+                display_path=shown,
+                answers=loaded,
+            )
+            differences += [f"seed {seed}: {found}" for found in report_differences(server, local)]
+            scores.append(_json_text(local.get("score")))
+    except Exception as exc:  # noqa: BLE001 - the engine's own failure (an unknown grader): not a difference
+        return (what, NOT_CHECKED, f"the engine cannot grade it: {type(exc).__name__}: {exc}")
+    if differences:
+        return (what, DIFFERS, _some(differences))
+    versions = grader.get("version")
+    note = (
+        ""
+        if versions in (None, engine.GRADER_VERSION)
+        else f"; graded by grader {versions}, re-graded by {engine.GRADER_VERSION}"
+    )
+    return (
+        what,
+        VERIFIED,
+        f"{len(scores)} seed(s), every field as the portal reports (scores {', '.join(scores)}){note}",
+    )
 
 
 OFFICIAL_FIELDS = (

@@ -419,3 +419,18 @@ def test_on_python_3_9_the_client_says_the_engine_needs_3_12(lite_evidence, mleb
     assert done.returncode == 2, done.stdout + done.stderr
     engine_line = next(line for line in done.stdout.splitlines() if line.startswith("--data: engine"))
     assert "needs Python 3.12 or newer, this is 3.9" in engine_line
+
+
+def test_a_bundle_that_is_not_an_archive_could_not_check_and_nothing_is_left_graded_half(
+    mleportal, evidence, mlebench_data
+):
+    bundle = next((evidence / "bundle").iterdir())
+    bundle.write_bytes(bundle.read_bytes()[: bundle.stat().st_size // 2])  # cut short, listed again
+    relist(evidence)
+
+    rows = mleportal.verify_data(str(evidence), str(mlebench_data), False)
+
+    what, result, detail = rows[-1]
+    assert (what, result) == ("--data: re-grade", "could not check")
+    assert detail.startswith(f"the bundle {bundle.name} cannot be read: ")
+    assert not any(w.startswith("--data: ") and r == "ok" and "seed(s)" in d for w, r, d in rows)
