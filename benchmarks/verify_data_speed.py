@@ -28,6 +28,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "out"
@@ -56,7 +57,8 @@ def prepare(size: str) -> tuple[Path, Path]:
     graders = json.loads((registry / "graders.json").read_text())
     # Where MLE-bench's prepared data keeps each answers file (the registry's, as the portal records it).
     answers_files = {c["id"]: c["answers_file"] for c in json.loads((registry / "competitions.json").read_text())}
-    competitions, reports = {}, {seed: [] for seed in SEEDS}
+    competitions: dict[str, dict[str, Any]] = {}
+    reports: dict[int, list[dict[str, Any]]] = {seed: [] for seed in SEEDS}
     for competition_id in split_ids("low"):
         answers = data / competition_id / answers_files[competition_id]
         limits = thresholds_from_leaderboard(read_leaderboard(data / competition_id / "leaderboard.csv"))
@@ -88,7 +90,9 @@ def prepare(size: str) -> tuple[Path, Path]:
             "answers_file": answers_files[competition_id],
             "thresholds": thresholds,
         }
-    documents = {f"reports/seed-{seed}.json": {"competition_reports": entries} for seed, entries in reports.items()}
+    documents: dict[str, Any] = {
+        f"reports/seed-{seed}.json": {"competition_reports": entries} for seed, entries in reports.items()
+    }
     documents["competitions.json"] = competitions
     for name, value in documents.items():
         (evidence / name).parent.mkdir(parents=True, exist_ok=True)
