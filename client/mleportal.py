@@ -20,11 +20,15 @@ from __future__ import annotations
 
 import argparse
 import base64
+import concurrent.futures
 import hashlib
 import http.client
+import importlib
 import io
 import json
 import os
+import pathlib
+import posixpath
 import re
 import secrets
 import socket
@@ -32,6 +36,7 @@ import ssl
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -857,38 +862,11 @@ class Unverifiable(Exception):
 
 
 def _engine() -> Any:
-    """The portal's engine: its aggregation and rank interval, imported only now, so that everything else in this
-    file needs the standard library alone. `pip install` the wheel the portal serves (GET /api/v1/engine/)."""
-    # Until part A of issue 22 is merged, the engine's functions live where they are today. Afterwards this
-    # whole body is `import grading.engine as engine; return engine` (ENGINE_API.md): one edit.
-    import types
+    """The portal's engine (the wheel the portal serves: GET /api/v1/engine/, ENGINE_API.md): its aggregation and
+    rank interval, imported only now, so that everything else in this file needs the standard library alone."""
+    import grading.engine as engine  # type: ignore[import-not-found]
 
-    import grading.engine  # type: ignore[import-not-found]
-    from grading.engine import aggregation  # type: ignore[import-not-found]
-    from leaderboard.ranking import tab_ranks  # type: ignore[import-not-found]
-
-    def outcome_from_report(report: dict[str, Any], *, seed: int, submission_sha256: str = "") -> Any:
-        return aggregation.RunOutcome(
-            competition_id=report["competition_id"],
-            seed=seed,
-            submission_exists=bool(report.get("submission_exists")),
-            valid_submission=bool(report.get("valid_submission")),
-            gold=bool(report.get("gold_medal")),
-            silver=bool(report.get("silver_medal")),
-            bronze=bool(report.get("bronze_medal")),
-            above_median=bool(report.get("above_median")),
-            medals_known=report.get("medals_known", True),
-            submission_sha256=submission_sha256,
-        )
-
-    return types.SimpleNamespace(
-        ENGINE_VERSION=None,
-        aggregate=aggregation.aggregate,
-        per_seed=aggregation.per_seed,
-        tab_ranks=tab_ranks,
-        outcome_from_report=outcome_from_report,
-        __file__=grading.engine.__file__,
-    )
+    return engine
 
 
 def _engine_missing(portal: PublicPortal, exc: BaseException) -> Row:
@@ -1185,11 +1163,512 @@ def _extract(archive: zipfile.ZipFile, manifest: dict[str, Any], target: str) ->
 
 
 # --- verify --data and --official: part A of issue 22 -----------------------------------------------------------
-# NOT MERGED YET: part A's verify_data replaces this whole block.
+#
+# Re-grade every submission of a published entry on this machine, with your own MLE-bench prepared data and the
+# portal's own engine, and compare each report field by field with the server's. The engine is the wheel the portal
+# serves (GET /api/v1/engine/ names it; pip install <its url>), imported only here, so that everything else in this
+# file needs the standard library alone. verify_data reads an unpacked evidence folder: evidence.json,
+# competitions.json, reports/seed-<n>.json and bundle/<file> (README: "The evidence of an entry").
+
+
+DATA_EVIDENCE_FORMAT = "mle-portal-evidence/1"
+# What a re-grade may change without any number changing: when it ran, and the portal's words for an invalid file.
+REGRADE_IGNORED = ("created_at", "reason")
+_SHOWN_DIFFERENCES = 3
+ENGINE_PYTHON = (3, 12)  # the wheel's Requires-Python; this file itself runs on 3.9
+
+
+class EvidenceUnreadable(Exception):
+    """The evidence folder lacks a file verify_data needs, or a file is not what the format says."""
 
 
 def verify_data(evidence_dir: str, data_dir: str, official: bool) -> list[Row]:
-    return [("--data" + (" --official" if official else ""), NOT_CHECKED, "not in this client yet (issue 22, part A)")]
+    """Check each competition's answers in data_dir (MLE-bench's prepared data) against the SHA-256 the evidence
+    records, before grading anything (a mismatch stops here, naming the competition); then re-grade every
+    submission of the bundle with the portal's engine, the recorded grader, parameters and thresholds, and compare
+    each report field by field with the server's. With `official`, also grade with MLE-bench's own grader where the
+    mlebench package is installed, and say per competition whether it agrees."""
+    try:
+        evidence = read_evidence(evidence_dir)
+    except EvidenceUnreadable as exc:
+        return [("--data", NOT_CHECKED, str(exc))]
+    rows = evidence["rows"]
+    engine, engine_row = data_engine(evidence["manifest"].get("engine") or {})
+    rows.append(engine_row)
+    if engine is None:
+        return rows
+    answers, answer_rows = check_answers(evidence, os.path.expanduser(data_dir))
+    rows += answer_rows
+    stopped = [what.rsplit(" ", 1)[-1] for what, result, _ in answer_rows if result == DIFFERS]
+    if stopped:
+        why = f"the answers of {', '.join(stopped)} are not the portal's: nothing was graded"
+        return rows + [("--data: re-grade", NOT_CHECKED, why)]
+    with tempfile.TemporaryDirectory(prefix="mleportal-data-") as scratch:
+        files: dict[str, str] = {}
+        try:
+            rows += regrade_rows(evidence, answers, files, scratch, engine)
+        except EvidenceUnreadable as exc:
+            return rows + [("--data: re-grade", NOT_CHECKED, str(exc))]
+        if official:
+            rows += official_rows(evidence, answers, files, scratch, os.path.expanduser(data_dir))
+    return rows
+
+
+def _evidence_json(folder: str, name: str) -> Any:
+    path = os.path.join(folder, *name.split("/"))
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except FileNotFoundError:
+        raise EvidenceUnreadable(f"the evidence has no {name} (in {folder})") from None
+    except (OSError, ValueError) as exc:
+        raise EvidenceUnreadable(f"{name} cannot be read: {exc}") from None
+
+
+def _file_sha256(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(CHUNK), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def read_evidence(folder: str) -> dict[str, Any]:
+    """evidence.json, competitions.json, the per-seed reports and the bundle's path, from an unpacked evidence
+    folder. Each file read is held to the SHA-256 evidence.json lists for it: a mismatch is a row that differs."""
+    if not os.path.isdir(folder):
+        raise EvidenceUnreadable(f"{folder} is not a folder holding an entry's evidence")
+    manifest = _evidence_json(folder, "evidence.json")
+    if not isinstance(manifest, dict) or manifest.get("format") != DATA_EVIDENCE_FORMAT:
+        raise EvidenceUnreadable(f"evidence.json is not in the format {DATA_EVIDENCE_FORMAT} this client reads")
+    listed = {str(f.get("path")): f.get("sha256") for f in manifest.get("files") or [] if isinstance(f, dict)}
+    competitions = _evidence_json(folder, "competitions.json")
+    if not isinstance(competitions, dict):
+        raise EvidenceUnreadable("competitions.json is not an object keyed by competition")
+    reports: dict[int, list[dict[str, Any]]] = {}
+    for name in sorted(listed):
+        found = re.fullmatch(r"reports/seed-([0-9]{1,9})\.json", name)
+        if found:
+            report = _evidence_json(folder, name)
+            entries = report.get("competition_reports") if isinstance(report, dict) else None
+            if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+                raise EvidenceUnreadable(f"{name} holds no competition_reports")
+            reports[int(found.group(1))] = entries
+    if not reports:
+        raise EvidenceUnreadable("evidence.json lists no reports/seed-<n>.json: there is nothing to re-grade")
+    bundles = [name for name in listed if name.startswith("bundle/") and name.count("/") == 1]
+    rows: list[Row] = []
+    for name in ["competitions.json", *bundles, *(f"reports/seed-{seed}.json" for seed in sorted(reports))]:
+        path = os.path.join(folder, *name.split("/"))
+        if not os.path.isfile(path):
+            raise EvidenceUnreadable(f"the evidence has no {name} (in {folder})")
+        if _file_sha256(path) != listed.get(name):
+            rows.append((f"--data: file {name}", DIFFERS, "its SHA-256 is not the one evidence.json lists"))
+    bundle = os.path.join(folder, *bundles[0].split("/")) if len(bundles) == 1 else None
+    return {"manifest": manifest, "competitions": competitions, "reports": reports, "bundle": bundle, "rows": rows}
+
+
+def _pip_line(recorded: dict[str, Any]) -> str:
+    url = recorded.get("url")
+    line = f"pip install {url}" if url else "pip install the wheel the portal names at /api/v1/engine/"
+    print(line, file=sys.stderr)
+    return line
+
+
+def data_engine(recorded: dict[str, Any]) -> tuple[Any, Row]:
+    """The portal's engine (the mle-portal-engine wheel), imported now, and a row saying which one it is; None
+    with a row that could not check when it is missing or another version than the evidence names."""
+    if sys.version_info[:2] < ENGINE_PYTHON:
+        why = f"the portal's engine needs Python {'.'.join(map(str, ENGINE_PYTHON))} or newer, this is " + ".".join(
+            map(str, sys.version_info[:2])
+        )
+        return None, ("--data: engine", NOT_CHECKED, f"{why}; with one: {_pip_line(recorded)}")
+    try:
+        engine = importlib.import_module("grading.engine")
+        version = engine.ENGINE_VERSION
+    except (ImportError, AttributeError, SyntaxError) as exc:
+        why = f"{type(exc).__name__}: {exc}"
+        return None, (
+            "--data: engine",
+            NOT_CHECKED,
+            f"the portal's engine is not installed ({why}); {_pip_line(recorded)}",
+        )
+    if recorded.get("version") and version != recorded["version"]:
+        detail = (
+            f"engine {version} is installed, the evidence was made with {recorded['version']}; {_pip_line(recorded)}"
+        )
+        return None, ("--data: engine", NOT_CHECKED, detail)
+    where = os.path.dirname(os.path.abspath(str(engine.__file__)))
+    return engine, ("--data: engine", VERIFIED, f"mle-portal-engine {version}, from {where}")
+
+
+def _competitions_run(evidence: dict[str, Any]) -> list[str]:
+    return sorted({str(report.get("competition_id")) for reports in evidence["reports"].values() for report in reports})
+
+
+def _answers_file(data_dir: str, competition_id: str, record: dict[str, Any], sha256: str) -> tuple[str | None, str]:
+    """Where this competition's answers are in MLE-bench's prepared data (<data>/<id>/prepared/private/...): the
+    path competitions.json names, else the file under prepared/private/ whose SHA-256 is the recorded one. (None,
+    why) when there is none; a file that is there but not the portal's is returned, for its hash to differ."""
+    folder = os.path.join(data_dir, competition_id)
+    if not os.path.isdir(folder):
+        return None, f"{folder} does not exist: prepare it with `mlebench prepare -c {competition_id}`"
+    named = str(record.get("answers_file") or "")
+    parts = named.split("/")
+    if named and ".." not in parts and not named.startswith("/"):
+        path = os.path.join(folder, *parts)
+        if os.path.isfile(path):
+            return path, ""
+    private = os.path.join(folder, "prepared", "private")
+    for root, _, names in os.walk(private):
+        for name in sorted(names):
+            path = os.path.join(root, name)
+            if sha256 and _file_sha256(path) == sha256:
+                return path, ""
+    where = os.path.join(folder, *parts) if named else private
+    return None, f"no answers file at {where}"
+
+
+def check_answers(evidence: dict[str, Any], data_dir: str) -> tuple[dict[str, str], list[Row]]:
+    """Each competition's answers in data_dir against the SHA-256 the evidence records: {competition: path} of
+    those that match, and a row for each that does not (differs: the competition is named), could not be found or
+    has no recorded hash, or one row when all match."""
+    found: dict[str, str] = {}
+    rows: list[Row] = []
+    for competition_id in _competitions_run(evidence):
+        record = evidence["competitions"].get(competition_id)
+        what = f"--data: answers of {competition_id}"
+        if not isinstance(record, dict) or not record.get("answers_sha256"):
+            rows.append((what, NOT_CHECKED, "competitions.json records no answers SHA-256 for it"))
+            continue
+        expected = str(record["answers_sha256"])
+        path, why = _answers_file(data_dir, competition_id, record, expected)
+        if path is None:
+            rows.append((what, NOT_CHECKED, why))
+            continue
+        actual = _file_sha256(path)
+        if actual != expected:
+            rows.append((what, DIFFERS, f"{path} has SHA-256 {actual[:16]}…, the portal graded with {expected[:16]}…"))
+            continue
+        found[competition_id] = path
+    if found and not rows:
+        rows.append(("--data: answers", VERIFIED, f"{len(found)} competitions' answers have the recorded SHA-256"))
+    return found, rows
+
+
+def _member_key(name: str) -> str | None:
+    """A bundle member's path as the portal stores a run's submission_file (relative to the unpacked bundle)."""
+    name = name.replace("\\", "/")
+    while name.startswith("./"):
+        name = name[2:]
+    if not name or name.startswith("/"):
+        return None
+    normal = posixpath.normpath(name)
+    return None if normal == ".." or normal.startswith("../") else normal
+
+
+def _submission_paths(evidence: dict[str, Any], competition_id: str | None = None) -> set[str]:
+    """The submission_path of every report (of one competition) that names a file."""
+    return {
+        str(report.get("submission_path"))
+        for reports in evidence["reports"].values()
+        for report in reports
+        if report.get("submission_path") not in (None, "", "None")
+        and competition_id in (None, report.get("competition_id"))
+    }
+
+
+def extract_submissions(
+    evidence: dict[str, Any], scratch: str, files: dict[str, str], done: Callable[[str], None] | None = None
+) -> dict[str, str]:
+    """Fill files with {submission_path named by a report: its file, copied out of the bundle into scratch}, in
+    one pass over the bundle, calling done(path) after each; a path the bundle does not hold as a regular file
+    is left out (it re-grades as missing)."""
+    wanted = _submission_paths(evidence)
+    if not wanted:
+        return files
+    bundle = evidence["bundle"]
+    if bundle is None:
+        raise EvidenceUnreadable("the evidence holds no bundle (an entry imported from grading reports): no files")
+
+    def keep(key: str, source: IO[bytes]) -> None:
+        target = os.path.join(scratch, str(len(files)), posixpath.basename(key))
+        os.makedirs(os.path.dirname(target))
+        with open(target, "wb") as out:
+            for chunk in iter(lambda: source.read(CHUNK), b""):
+                out.write(chunk)
+        files[key] = target
+        if done is not None:
+            done(key)
+
+    try:
+        with open(bundle, "rb") as handle:
+            is_zip = handle.read(2) == b"PK"
+        if is_zip:
+            with zipfile.ZipFile(bundle) as archive:
+                for info in archive.infolist():
+                    key = _member_key(info.filename)
+                    if key in wanted and key not in files and not info.is_dir():
+                        with archive.open(info) as source:
+                            keep(key, source)
+        else:
+            with tarfile.open(bundle, "r|*") as stream:
+                for member in stream:
+                    key = _member_key(member.name)
+                    if key in wanted and key not in files and member.isfile():
+                        extracted = stream.extractfile(member)
+                        if extracted is not None:
+                            keep(key, extracted)
+    except (OSError, tarfile.TarError, zipfile.BadZipFile, EOFError) as exc:
+        raise EvidenceUnreadable(f"the bundle {os.path.basename(bundle)} cannot be read: {exc}") from None
+    return files
+
+
+def _json_text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, allow_nan=True)
+
+
+def report_differences(server: dict[str, Any], local: dict[str, Any]) -> list[str]:
+    """Each field in which two reports of one submission differ, as JSON writes them (so to the last digit),
+    in MLE-bench's field order; when the grading ran and the portal's reason are not compared."""
+    fields = [key for key in list(server) + [k for k in local if k not in server] if key not in REGRADE_IGNORED]
+    return [
+        f"{key}: the portal reports {_json_text(server.get(key))}, re-graded {_json_text(local.get(key))}"
+        for key in fields
+        if _json_text(server.get(key)) != _json_text(local.get(key))
+    ]
+
+
+def _some(differences: list[str]) -> str:
+    """The first few differences, and how many more there are."""
+    more = len(differences) - _SHOWN_DIFFERENCES
+    return "; ".join(differences[:_SHOWN_DIFFERENCES]) + (f" (and {more} more)" if more > 0 else "")
+
+
+def _runs_of(evidence: dict[str, Any], competition_id: str) -> list[tuple[int, dict[str, Any]]]:
+    return [
+        (seed, report)
+        for seed, reports in sorted(evidence["reports"].items())
+        for report in reports
+        if report.get("competition_id") == competition_id
+    ]
+
+
+def _local_path(report: dict[str, Any], files: dict[str, str], scratch_missing: str) -> tuple[str | None, str | None]:
+    """(the file to grade, the submission_path to report) for a server report."""
+    shown = report.get("submission_path")
+    if shown in (None, "", "None"):
+        return None, None
+    return files.get(str(shown), scratch_missing), str(shown)
+
+
+def _cores() -> int:
+    """The cores this process may run on (taskset and containers limit them), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def regrade_rows(
+    evidence: dict[str, Any], answers: dict[str, str], files: dict[str, str], scratch: str, engine: Any
+) -> list[Row]:
+    """One row per competition whose answers matched: every seed's submission re-graded and its report compared
+    with the server's. The submissions are copied out of the bundle by a thread of its own while the competitions
+    whose files are all out are graded, on as many threads as this process has cores: decompressing, reading and
+    grading spend most of their time in zlib, pyarrow, pandas and numpy, which let the other threads run.
+    Raises EvidenceUnreadable, after every thread ended, when the bundle cannot be read."""
+    competitions = [competition_id for competition_id in _competitions_run(evidence) if competition_id in answers]
+    waiting = {competition_id: _submission_paths(evidence, competition_id) for competition_id in competitions}
+    ready = {competition_id: threading.Event() for competition_id in competitions}
+    lock = threading.Lock()
+    failed: list[EvidenceUnreadable] = []
+
+    def extracted(key: str) -> None:
+        with lock:
+            for competition_id, keys in waiting.items():
+                keys.discard(key)
+                if not keys:
+                    ready[competition_id].set()
+
+    def extract() -> None:
+        try:
+            extract_submissions(evidence, scratch, files, extracted)
+        except EvidenceUnreadable as exc:
+            failed.append(exc)
+        finally:
+            for event in ready.values():
+                event.set()  # a file the bundle did not hold will not come: grade without it
+
+    def regrade(competition_id: str) -> Row | None:
+        ready[competition_id].wait()
+        return (
+            None
+            if failed
+            else regrade_competition(evidence, competition_id, answers[competition_id], files, scratch, engine)
+        )
+
+    for competition_id, keys in waiting.items():
+        if not keys:
+            ready[competition_id].set()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=_cores() + 1) as pool:
+        pool.submit(extract)
+        rows = list(pool.map(regrade, competitions))
+    if failed:
+        raise failed[0]
+    return [row for row in rows if row is not None]
+
+
+def regrade_competition(
+    evidence: dict[str, Any], competition_id: str, answers: str, files: dict[str, str], scratch: str, engine: Any
+) -> Row:
+    """Every seed's submission of one competition re-graded with the engine and compared with the server's
+    report: ok, differs (the first differences), or could not check (no grader recorded, answers unreadable, an
+    engine failure)."""
+    missing = os.path.join(scratch, "not-in-the-bundle", "submission.csv")  # a path to no file
+    what = f"--data: {competition_id}"
+    record = evidence["competitions"][competition_id]
+    grader, thresholds = record.get("grader") or {}, record.get("thresholds") or {}
+    if not grader.get("name") or not isinstance(thresholds.get("is_lower_better"), bool):
+        return (what, NOT_CHECKED, "competitions.json records no grader or no direction for it")
+    try:
+        loaded = engine.load_answers(answers)
+    except Exception as exc:  # noqa: BLE001 - an answers file the engine cannot read: say so and go on
+        return (what, NOT_CHECKED, f"your answers file cannot be read: {type(exc).__name__}: {exc}")
+    differences, scores = [], []
+    try:
+        for seed, server in _runs_of(evidence, competition_id):
+            path, shown = _local_path(server, files, missing)
+            local = engine.grade_file(
+                path,
+                answers,
+                competition_id=competition_id,
+                grader=grader,
+                thresholds=thresholds,
+                honest_max_bytes=record.get("max_submission_bytes"),
+                display_path=shown,
+                answers=loaded,
+            )
+            differences += [f"seed {seed}: {found}" for found in report_differences(server, local)]
+            scores.append(_json_text(local.get("score")))
+    except Exception as exc:  # noqa: BLE001 - the engine's own failure (an unknown grader): not a difference
+        return (what, NOT_CHECKED, f"the engine cannot grade it: {type(exc).__name__}: {exc}")
+    if differences:
+        return (what, DIFFERS, _some(differences))
+    versions = grader.get("version")
+    note = (
+        ""
+        if versions in (None, engine.GRADER_VERSION)
+        else f"; graded by grader {versions}, re-graded by {engine.GRADER_VERSION}"
+    )
+    return (
+        what,
+        VERIFIED,
+        f"{len(scores)} seed(s), every field as the portal reports (scores {', '.join(scores)}){note}",
+    )
+
+
+OFFICIAL_FIELDS = (
+    "score",
+    "submission_exists",
+    "valid_submission",
+    "gold_medal",
+    "silver_medal",
+    "bronze_medal",
+    "above_median",
+    "any_medal",
+)
+
+
+def official_rows(
+    evidence: dict[str, Any], answers: dict[str, str], files: dict[str, str], scratch: str, data_dir: str
+) -> list[Row]:
+    """Every submission graded again by MLE-bench's own grader (the mlebench package, with data_dir as its data
+    directory), and per competition whether its score, validity and medals agree with the portal's report."""
+    try:
+        grade = importlib.import_module("mlebench.grade")
+        registry = importlib.import_module("mlebench.registry").registry.set_data_dir(pathlib.Path(data_dir))
+    except Exception as exc:  # noqa: BLE001 - not installed, or an mlebench this client does not know
+        return [
+            (
+                "--official",
+                NOT_CHECKED,
+                f"the mlebench package is not importable here ({type(exc).__name__}: {exc}): install MLE-bench "
+                "(pip install -e <your mle-bench checkout>) to grade with its own grader too",
+            )
+        ]
+    rows: list[Row] = []
+    missing = os.path.join(scratch, "not-in-the-bundle", "submission.csv")  # a path to no file
+    for competition_id in _competitions_run(evidence):
+        if competition_id not in answers:
+            continue
+        what = f"--official: {competition_id}"
+        differences, runs = [], 0
+        try:
+            competition = registry.get_competition(competition_id)
+            for seed, server in _runs_of(evidence, competition_id):
+                path, _ = _local_path(server, files, missing)
+                theirs = grade.grade_csv(pathlib.Path(path or missing), competition)
+                theirs = theirs.to_dict() if hasattr(theirs, "to_dict") else dict(vars(theirs))
+                runs += 1
+                differences += [
+                    f"seed {seed}: {key}: the portal reports {_json_text(server.get(key))}, MLE-bench "
+                    f"{_json_text(theirs.get(key))}"
+                    for key in OFFICIAL_FIELDS
+                    if _json_text(server.get(key)) != _json_text(theirs.get(key))
+                ]
+        except Exception as exc:  # noqa: BLE001 - MLE-bench's own failure: it could not say
+            rows.append((what, NOT_CHECKED, f"MLE-bench's grader failed: {type(exc).__name__}: {exc}"))
+            continue
+        if differences:
+            rows.append((what, DIFFERS, _some(differences)))
+        else:
+            rows.append((what, VERIFIED, f"{runs} seed(s): MLE-bench's grader agrees on score, validity and medals"))
+    return rows
+
+
+def _unpacked_evidence(path: str, scratch: str) -> str:
+    """An evidence folder: path itself, or the evidence zip at path unpacked into scratch (plain member names
+    only)."""
+    if os.path.isdir(path):
+        return path
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                key = _member_key(info.filename)
+                if key is None or info.is_dir():
+                    continue
+                target = os.path.join(scratch, *key.split("/"))
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                with archive.open(info) as source, open(target, "wb") as out:
+                    for chunk in iter(lambda: source.read(CHUNK), b""):
+                        out.write(chunk)
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise ClientError(EXIT_LOCAL, f"{path} is neither an evidence folder nor an evidence zip: {exc}") from None
+    return scratch
+
+
+def command_verify_data(args: argparse.Namespace) -> int:
+    """verify-data EVIDENCE --data DIR [--official]: verify_data on an evidence zip or folder already here, with
+    the table and exit code of verify (0 all agree, 1 something differs, 2 something could not be checked)."""
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="mleportal-evidence-") as scratch:
+        try:
+            folder = _unpacked_evidence(args.evidence, scratch)
+        except ClientError as exc:
+            print(f"error: {exc.message}", file=sys.stderr)
+            return 2  # could not check
+        rows = verify_data(folder, args.data, args.official)
+    width = max(len(what) for what, _, _ in rows)
+    print(f"{'check':<{width}}  {'result':<{len(NOT_CHECKED)}}  detail")
+    for what, result, detail in rows:
+        print(f"{what:<{width}}  {result:<{len(NOT_CHECKED)}}  {detail}")
+    counts = {result: sum(row[1] == result for row in rows) for result in (VERIFIED, DIFFERS, NOT_CHECKED)}
+    print(
+        f"\n{counts[VERIFIED]} ok, {counts[DIFFERS]} differ, {counts[NOT_CHECKED]} could not be checked "
+        f"({time.monotonic() - started:.2f} s)"
+    )
+    return 1 if counts[DIFFERS] else (2 if counts[NOT_CHECKED] else 0)
 
 
 # --- verify: the board's history ------------------------------------------------------------------------
@@ -1636,6 +2115,24 @@ def parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--http-timeout", type=float, default=120.0, metavar="SECONDS", help=argparse.SUPPRESS)
     check.set_defaults(run=command_verify)
+
+    data = commands.add_parser(
+        "verify-data",
+        help="re-grade an entry's evidence (a zip or folder you have) with your own MLE-bench data",
+        description="Check each competition's answers in your MLE-bench prepared data against the evidence's "
+        "SHA-256, re-grade every submission with the portal's engine (pip install the wheel the portal names at "
+        "/api/v1/engine/) and compare each report field by field with the server's. Exit 0: everything agrees; "
+        "1: something differs; 2: something could not be checked.",
+    )
+    data.add_argument("evidence", metavar="EVIDENCE", help="the entry's evidence.zip, or the folder it unpacks to")
+    data.add_argument(
+        "--data",
+        required=True,
+        metavar="DIR",
+        help="your MLE-bench data directory (default of mlebench prepare: ~/.cache/mle-bench/data)",
+    )
+    data.add_argument("--official", action="store_true", help="also grade with MLE-bench's own grader (mlebench)")
+    data.set_defaults(run=command_verify_data)
     return main_parser
 
 

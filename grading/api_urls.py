@@ -18,6 +18,7 @@ urlpatterns = [
         "submissions/<int:submission_id>/regrade/", apis.SubmissionRegradeApi.as_view(), name="api_submission_regrade"
     ),
     path("decisions/", apis.DecisionListApi.as_view(), name="api_decisions"),
+    path("engine/", apis.EngineApi.as_view(), name="api_engine"),
     path("review/flags/", apis.ReviewFlagListApi.as_view(), name="api_review_flags"),
     path("review/flags/<int:flag_id>/decision/", apis.ReviewFlagDecisionApi.as_view(), name="api_review_flag_decision"),
     path(

@@ -1,6 +1,7 @@
 """Submissions API (SPEC §6): upload a bundle, follow it, read results and the server's grading report."""
 
 import json
+import logging
 
 from django.conf import settings
 from django.http import HttpResponse
@@ -15,6 +16,7 @@ from rest_framework.views import APIView
 
 from grading import selectors
 from grading.bundles.seeds import RULE_TEXT
+from grading.engine_wheel import EngineWheel, WheelBuildFailed, engine_wheel
 from grading.models import Decision, Flag, ReviewEvent, Submission
 from grading.services.intake import submission_create
 from grading.services.regrade import submission_regrade, submissions_regrade_all
@@ -23,6 +25,8 @@ from portal.accounts.models import Team
 from portal.accounts.selectors import is_maintainer, signed_in_user, teams_for_user
 from portal.api.exception_handler import ApiError
 from portal.ids import parse_id
+
+logger = logging.getLogger(__name__)
 
 
 def _too_large() -> ApiError:
@@ -469,3 +473,32 @@ class DecisionListApi(APIView):
         found = selectors.public_decisions(page=page_number(request))
         results = PublicDecisionSerializer(found.decisions, many=True, context={"request": request}).data
         return Response({"count": found.count, "page": found.page, "pages": found.pages, "results": results})
+
+
+class EngineSerializer(serializers.Serializer):
+    version = serializers.CharField(help_text="ENGINE_VERSION, the wheel's version, as recorded in every evidence")
+    wheel = serializers.CharField(help_text="The wheel's file name")
+    url = serializers.URLField(help_text="Where to download it: pip install <url>")
+    sha256 = serializers.CharField(help_text="The wheel's SHA-256")
+
+
+class EngineApi(APIView):
+    """The engine's wheel (mle-portal-engine): every number the portal publishes, computable offline with it."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=EngineSerializer)
+    def get(self, request: Request) -> Response:
+        wheel = _engine_wheel_or_refuse()
+        url = request.build_absolute_uri(reverse("engine_download", args=[wheel.wheel]))
+        return Response({"version": wheel.version, "wheel": wheel.wheel, "url": url, "sha256": wheel.sha256})
+
+
+def _engine_wheel_or_refuse() -> EngineWheel:
+    try:
+        return engine_wheel()
+    except WheelBuildFailed:
+        logger.exception("the engine's wheel could not be built")
+        raise ApiError(
+            status_code=503, code="engine_unavailable", message="The engine's wheel could not be built; try later."
+        ) from None

@@ -13,7 +13,7 @@ from django.http import Http404
 from django.utils import timezone
 
 from competitions.models import Competition
-from grading.engine.aggregation import RunOutcome
+from grading.engine.aggregation import RunOutcome, outcome_from_report
 from grading.engine.report import CompetitionReport, build_run_group_report
 from grading.engine.report_parser import parse_competition_report
 from grading.engine.safe_json import restored_report
@@ -33,19 +33,10 @@ def tier_members(*, benchmark_id: int, tiers: Iterable[str]) -> dict[str, list[s
 
 def run_outcome(run: Run, *, claimed: bool = False) -> RunOutcome:
     """What the aggregation counts of a run: the server's re-grade, or (report-only entries, whose numbers
-    are self-reported) the team's own report."""
+    are self-reported) the team's own report. The engine's outcome_from_report reads it, as verify does."""
     report = (run.claimed if claimed else run.regraded) or {}
-    return RunOutcome(
-        competition_id=run.competition.slug,
-        seed=run.seed,
-        submission_exists=bool(report.get("submission_exists")),
-        valid_submission=bool(report.get("valid_submission")),
-        gold=bool(report.get("gold_medal")),
-        silver=bool(report.get("silver_medal")),
-        bronze=bool(report.get("bronze_medal")),
-        above_median=bool(report.get("above_median")),
-        medals_known=report.get("medals_known", True),
-        submission_sha256=run.submission_sha256,
+    return outcome_from_report(
+        report, seed=run.seed, submission_sha256=run.submission_sha256, competition_id=run.competition.slug
     )
 
 

@@ -1,14 +1,17 @@
+import logging
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from grading import selectors
 from grading.bundles.seeds import RULE_TEXT
 from grading.checks.comparability import DECISION_WORDS
+from grading.engine_wheel import WheelBuildFailed, engine_wheel
 from grading.evidence import evidence_blocks, evidence_json
 from grading.forms import DecisionForm, QueueFilterForm, TeamAnswerForm
 from grading.models import Flag, Submission
@@ -16,6 +19,8 @@ from grading.services.regrade import submission_regrade, submissions_regrade_all
 from grading.services.review import DECIDABLE, ReviewRefused, entry_decide, flag_decide, team_answer
 from portal.accounts.selectors import is_maintainer, signed_in_user, teams_for_user
 from portal.ids import parse_id
+
+logger = logging.getLogger(__name__)
 
 
 @login_required
@@ -195,3 +200,20 @@ def decisions(request: HttpRequest) -> HttpResponse:
         context = {"found": None, "error": f"page={value!r}: a page is a whole number from 1."}
         return render(request, "grading/decisions.html", context, status=400)
     return render(request, "grading/decisions.html", {"found": selectors.public_decisions(page=page)})
+
+
+@require_safe
+def engine_download(request: HttpRequest, name: str) -> FileResponse:
+    """The engine's wheel, for anyone (pip install <this URL>); any other name is not found."""
+    try:
+        wheel = engine_wheel()
+    except WheelBuildFailed:
+        logger.exception("the engine's wheel could not be built")
+        raise Http404("The engine's wheel is not available right now.") from None
+    if name != wheel.wheel:
+        raise Http404(f"No such file; the engine's wheel is {wheel.wheel} (see /api/v1/engine/).")
+    response = FileResponse(
+        wheel.path.open("rb"), as_attachment=True, filename=wheel.wheel, content_type="application/octet-stream"
+    )
+    response["X-Content-SHA256"] = wheel.sha256
+    return response

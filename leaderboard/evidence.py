@@ -19,7 +19,6 @@ with each other even while the board refreshes; the same board state gives the s
 """
 
 import hashlib
-import importlib
 import json
 import logging
 import operator
@@ -38,18 +37,20 @@ from django.urls import reverse
 from competitions.models import Competition, KnownIssue
 from competitions.selectors import competition_medal_rule
 from grading.engine.medals import Thresholds
+
+# The engine's rank settings. Part A of issue 22 moves ranking.py into the engine: this import becomes
+# `from grading.engine.ranking import ...`, the one line to change here.
+from grading.engine.ranking import LEVEL, RANK_VERSION, REPLICATES
 from grading.engine.report import REPORT_FIELDS, TOTAL_FIELDS
 from grading.engine.safe_json import restored_report
 from grading.engine.tiers import TIER_SPLITS, TIERS
+from grading.engine_wheel import WheelBuildFailed, engine_wheel
 from grading.models import Run, Submission
 from grading.services.finish import tier_members
 from grading.services.submissions import private_storage_is_remote, submission_folder
 from leaderboard import selectors
+from leaderboard.history import board_head
 from leaderboard.models import BoardRow, BoardState, Entry
-
-# The engine's rank settings. Part A of issue 22 moves ranking.py into the engine: this import becomes
-# `from grading.engine.ranking import ...`, the one line to change here.
-from leaderboard.ranking import LEVEL, RANK_VERSION, REPLICATES
 from leaderboard.services import RANK_RANDOM_SEED
 from portal.release import portal_commit
 
@@ -249,13 +250,9 @@ def _engine(base_url: str) -> dict:
     """The engine wheel that recomputes these numbers, as GET /api/v1/engine/ describes it; null fields when this
     portal cannot build it (the failure is logged)."""
     unknown = {"version": None, "wheel": None, "sha256": None, "url": None}
-    try:  # part A of issue 22 builds and serves the wheel; until it is merged here, the evidence names none
-        wheels = importlib.import_module("grading.engine_wheel")
-    except ImportError:
-        return unknown
     try:
-        wheel = wheels.engine_wheel()
-    except wheels.WheelBuildFailed:
+        wheel = engine_wheel()
+    except WheelBuildFailed:
         logger.exception("the engine's wheel could not be built; the evidence names none")
         return unknown
     return {
@@ -268,11 +265,7 @@ def _engine(base_url: str) -> dict:
 
 def _history_head() -> dict | None:
     """The head of the board's public history ({"seq", "hash"}), read in the evidence's snapshot."""
-    try:  # part C of issue 22 keeps the history; until it is merged here, there is none
-        history = importlib.import_module("leaderboard.history")
-    except ImportError:
-        return None
-    return history.board_head().as_dict()
+    return board_head().as_dict()
 
 
 def bundle_opener(submission: Submission) -> Callable[[], IO[bytes]] | None:

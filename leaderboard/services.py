@@ -22,12 +22,12 @@ from competitions.models import KnownIssue
 from grading.bundles.errors import BundleError
 from grading.bundles.manifest import Manifest, parse_manifest
 from grading.engine.aggregation import AGGREGATION_VERSION, aggregate, per_seed
+from grading.engine.ranking import tab_ranks
 from grading.engine.tiers import TIERS
 from grading.models import Flag, Run, Submission, TierAggregate
 from grading.selectors import run_outcome, tier_members
 from leaderboard import footnotes, history
 from leaderboard.models import BoardRow, BoardState, Entry
-from leaderboard.ranking import tab_ranks
 from leaderboard.selectors import HEADLINE_ORDER
 
 logger = logging.getLogger(__name__)

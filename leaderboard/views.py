@@ -14,7 +14,6 @@ from grading.bundles.seeds import RULE_TEXT
 from grading.engine.tiers import TIER_LABELS
 from grading.models import Submission
 from grading.selectors import review_events
-from grading.services.submissions import private_storage_is_remote, submission_folder
 from leaderboard import evidence, exports, history, plots, selectors
 from leaderboard.history import HISTORY_HEAD_HEADER
 from leaderboard.models import Entry

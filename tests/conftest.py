@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 from portal.accounts import services
 
 REPO = Path(__file__).resolve().parent.parent
-pytest_plugins = ["tests.lite"]
+pytest_plugins = ["tests.lite", "tests.engine_wheel", "tests.client.data_evidence"]
 
 
 def persona(username: str, *, team: str | None = None, maintainer: bool = False):

@@ -23,9 +23,9 @@ would count its false flags, and the aggregate says how many of its runs were su
 """
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 AGGREGATION_VERSION = "2026.12-1"  # copies across seeds count once
 FIELDS = ("any_medal", "gold", "silver", "bronze", "above_median", "valid_submission", "submission_exists")
@@ -48,6 +48,26 @@ class RunOutcome:
     @property
     def any_medal(self) -> bool:
         return self.gold or self.silver or self.bronze
+
+
+def outcome_from_report(
+    report: Mapping[str, Any], *, seed: int, submission_sha256: str = "", competition_id: str | None = None
+) -> RunOutcome:
+    """What the aggregation counts of one MLE-bench competition report (the server's re-grade of a run, a
+    team's own report, or a per-seed report of an entry's evidence); an empty report counts as no submission.
+    The competition is the report's own unless ``competition_id`` says it."""
+    return RunOutcome(
+        competition_id=competition_id if competition_id is not None else str(report.get("competition_id", "")),
+        seed=seed,
+        submission_exists=bool(report.get("submission_exists")),
+        valid_submission=bool(report.get("valid_submission")),
+        gold=bool(report.get("gold_medal")),
+        silver=bool(report.get("silver_medal")),
+        bronze=bool(report.get("bronze_medal")),
+        above_median=bool(report.get("above_median")),
+        medals_known=bool(report.get("medals_known", True)),
+        submission_sha256=submission_sha256,
+    )
 
 
 def _stats(values: Sequence[float]) -> dict[str, float]:

@@ -6,9 +6,10 @@ from the Kaggle dump, so re-sorting would change thresholds wherever the dump is
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -32,6 +33,20 @@ class MedalsUnknown:
     """
 
     is_lower_better: bool
+
+
+def medal_rule(thresholds: Mapping[str, Any]) -> Thresholds | MedalsUnknown:
+    """The medal rule a recorded ``{"gold", "silver", "bronze", "median", "is_lower_better"}`` names (an entry's
+    evidence, an API answer); a null gold means the competition had no leaderboard: medals unknown."""
+    if thresholds.get("gold") is None:
+        return MedalsUnknown(is_lower_better=bool(thresholds["is_lower_better"]))
+    return Thresholds(
+        gold=float(thresholds["gold"]),
+        silver=float(thresholds["silver"]),
+        bronze=float(thresholds["bronze"]),
+        median=float(thresholds["median"]),
+        is_lower_better=bool(thresholds["is_lower_better"]),
+    )
 
 
 def read_leaderboard(path: Path) -> list[float]:

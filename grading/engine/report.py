@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -26,7 +26,7 @@ import pandas as pd
 
 from grading.engine import csvio
 from grading.engine.errors import AnswersProblem, InvalidSubmission
-from grading.engine.medals import MedalsUnknown, Thresholds, medals_for, thresholds_from_leaderboard
+from grading.engine.medals import MedalsUnknown, Thresholds, medal_rule, medals_for, thresholds_from_leaderboard
 from grading.engine.registry import GraderRef, get_grader, run_grader
 
 Inspector = Callable[[pd.DataFrame, Any], None]
@@ -213,6 +213,36 @@ def grade_submission(
         medals_known=known,
         reason=reason,
     )
+
+
+def grade_file(
+    submission_path: Path | None,
+    answers_path: Path,
+    *,
+    competition_id: str,
+    grader: Mapping[str, Any],
+    thresholds: Mapping[str, Any],
+    honest_max_bytes: int | None = None,
+    display_path: str | None = None,
+    created_at: datetime | None = None,
+    answers: pd.DataFrame | list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """grade_submission from what an entry's evidence records: ``grader`` is ``{"name", "params"}``,
+    ``thresholds`` is ``{"gold", "silver", "bronze", "median", "is_lower_better"}`` (gold null: medals unknown).
+    The report as the server stores it: MLE-bench's fields, ``medals_known`` when false, and ``reason``.
+    ``answers`` may be given loaded (``load_answers(answers_path)``), to share them between seeds."""
+    report = grade_submission(
+        competition_id=competition_id,
+        submission_path=submission_path,
+        answers_path=answers_path,
+        grader=GraderRef(name=str(grader["name"]), params=dict(grader.get("params") or {})),
+        thresholds=medal_rule(thresholds),
+        honest_max_bytes=honest_max_bytes,
+        display_path=display_path,
+        created_at=created_at,
+        answers=answers,
+    )
+    return report.to_dict(with_reason=True)
 
 
 def _score(

@@ -25,11 +25,11 @@ from grading.bundles.errors import BundleError
 from grading.services.intake import submission_create_hosted
 from grading.services.submissions import SubmissionRefused
 from runners.models import GpuWorker, HostedRun, HostedTask
+from runners.redaction import redact_tree, secret_values
 from runners.secrets import env_decrypt
 from runners.services.fit import task_cpus, task_memory_gb
 from runners.services.hosted import nothing_collected_reason
 from runners.services.transitions import hosted_run_transition
-from runners.worker.collect import redact_tree, secret_values
 
 logger = logging.getLogger(__name__)
 # Ids of hosted runs' folders are fixed per task, so assembling a run twice gives the same bundle.

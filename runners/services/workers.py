@@ -30,11 +30,11 @@ from portal.accounts.keys import hash_key, new_key
 from portal.refusals import Refused
 from runners.capability import capability_matches
 from runners.models import FormatCheck, GpuWorker, HostedRun, HostedTask
+from runners.redaction import redact, secret_values
 from runners.secrets import env_decrypt
 from runners.services.fit import WAITING, queued_reasons_refresh, task_cpus, task_memory_gb
 from runners.services.hosted import hosted_run_progress
 from runners.services.transitions import hosted_tasks_transition
-from runners.worker.collect import redact, secret_values
 
 logger = logging.getLogger(__name__)
 T = HostedTask.Status

@@ -21,18 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from runners.redaction import redact, redact_tail, redact_tree, redaction_table, secret_values
 from runners.worker.backends.base import Backend, BackendError, Handle, RunPaths, RunSpec
 from runners.worker.client import PortalClient, PortalRefused
-from runners.worker.collect import (
-    OverCap,
-    collect,
-    redact,
-    redact_tail,
-    redact_tree,
-    redaction_table,
-    secret_values,
-    tree_bytes,
-)
+from runners.worker.collect import OverCap, collect, tree_bytes
 from runners.worker.config import WorkerConfig
 from runners.worker.oracle import OracleServer
 from runners.worker.public_data import DataCache, remove_tree

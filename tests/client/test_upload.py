@@ -296,9 +296,8 @@ def _imported(nodes) -> set[str]:
 def test_the_client_is_python_3_9_and_standard_library_only():
     tree = ast.parse(CLIENT.read_text(), feature_version=(3, 9))
     assert _imported(tree.body) - {"__future__"} <= set(sys.stdlib_module_names)
-    # Only verify imports more, inside a function: the portal's engine (its wheel), when it recomputes. Until part A
-    # of issue 22 moves the rank interval into the engine, that is also leaderboard.ranking.
-    assert _imported(ast.walk(tree)) - {"__future__"} - set(sys.stdlib_module_names) <= {"grading", "leaderboard"}
+    # Only verify imports more, inside a function: the portal's engine (its wheel), when it recomputes.
+    assert _imported(ast.walk(tree)) - {"__future__"} - set(sys.stdlib_module_names) <= {"grading"}
 
 
 @functools.cache

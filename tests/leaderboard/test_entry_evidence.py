@@ -11,12 +11,12 @@ import pytest
 
 from competitions.models import CompetitionPack
 from competitions.selectors import pack_local_file
+from grading.engine.ranking import tab_ranks
 from grading.engine.report import REPORT_FIELDS
 from grading.models import Run, Submission
 from grading.services.submissions import submission_folder
 from leaderboard import services
 from leaderboard.models import BoardRow, Entry
-from leaderboard.ranking import tab_ranks
 from tests.leaderboard.builders import entry, split_members
 
 pytestmark = pytest.mark.django_db

@@ -73,6 +73,10 @@ def test_the_run_command_serves_the_portal_with_a_worker_and_stops_on_ctrl_c(tmp
         _, body = _get(f"http://127.0.0.1:{port}/api/v1/competitions/?tier=low")
         lite = json.loads(body)["results"]
         assert len(lite) == 22 and all(c["gradable"] for c in lite)
+        # The engine's wheel was built at start-up (scripts/build_engine_wheel), and is what the API names.
+        built = sorted(path.name for path in (tmp_path / "data" / "engine").glob("*.whl"))
+        status, body = _get(f"http://127.0.0.1:{port}/api/v1/engine/")
+        assert status == 200 and built == [json.loads(body)["wheel"]], (built, body)
 
         # DEBUG is on here, yet visitors get the portal's own pages: no URL pattern listing, JSON under /api/.
         status, body = _get(f"http://127.0.0.1:{port}/no-such-page/")

@@ -264,6 +264,7 @@ MODULES = ["app", "execute", "public_data", "heartbeat", "oracle", "collect", "c
 for module in MODULES + ["backends.process"]:
     importlib.import_module("runners.worker." + module)
 importlib.import_module("runners.envnames")
+importlib.import_module("runners.redaction")
 print("imported")
 """
 

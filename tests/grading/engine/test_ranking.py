@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from leaderboard.ranking import rank_intervals, tab_ranks
+from grading.engine.ranking import rank_intervals, tab_ranks
 
 
 def test_two_entries_whose_seeds_overlap_are_tied_with_interval_1_to_2():
