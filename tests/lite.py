@@ -73,7 +73,7 @@ def lite_entry(registry_with_packs, alice, lite_bundle, monkeypatch):
     from leaderboard.tasks import refresh_board
 
     monkeypatch.setattr(queue, "send", lambda task, pk: None)
-    monkeypatch.setattr(refresh_board, "delay", lambda pk: None)
+    monkeypatch.setattr(refresh_board, "delay", lambda *args, **kwargs: None)
     upload = SimpleUploadedFile("lite.tar.gz", lite_bundle.read_bytes())
     submission = submission_create(team=alice.teams.get(), user=alice, upload=upload)
     pipeline.submission_validate(submission_id=submission.pk)
