@@ -30,6 +30,7 @@ MLE-bench data directory.
 
 import json
 import re
+import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -169,8 +170,6 @@ def read_description(path: Path | None) -> str:
 def write_public_archive(*, public: Path, answers: Path, target: Path) -> None:
     """The public data folder as a .tar.gz for hosted runs' workers: regular files and folders only, in a
     fixed order. A folder holding the answers file, or a link, is refused: nothing private may leave."""
-    import tarfile
-
     public = public.resolve()
     if answers.resolve().is_relative_to(public):
         raise PackError(f"{public}: the public data folder holds the answers file {answers.name}; move it out.")

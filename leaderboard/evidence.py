@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from functools import reduce
 from typing import IO, Any
 
+from django.core.files.storage import storages
 from django.db import connection, transaction
 from django.db.models import Q
 from django.http import Http404, StreamingHttpResponse
@@ -274,8 +275,6 @@ def bundle_opener(submission: Submission) -> Callable[[], IO[bytes]] | None:
     if not submission.bundle_name or submission.origin == Submission.Origin.IMPORT:
         return None
     if private_storage_is_remote():
-        from django.core.files.storage import storages
-
         storage, name = storages["private"], submission.bundle_name
         if not storage.exists(name):
             raise Http404("The bundle's file is no longer on this server.")

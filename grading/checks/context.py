@@ -14,6 +14,7 @@ from typing import Any
 
 from grading.bundles.manifest import Manifest
 from grading.checks.base import GradedRun
+from grading.checks.patterns import all_patterns
 from grading.checks.scan import ScanResult, scan_files, walk_files
 from grading.engine.hashing import file_sha256
 
@@ -174,8 +175,6 @@ class CheckContext:
     @cached_property
     def scan(self) -> ScanResult:
         """One pass over every log and code file with every check's patterns (shared by the checks)."""
-        from grading.checks.patterns import all_patterns
-
         s = self.settings
         return scan_files(
             self.files(),

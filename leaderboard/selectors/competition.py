@@ -3,6 +3,7 @@
 from django.db.models import Case, F, JSONField, When
 from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import JSONObject
+from django.http import Http404
 
 from competitions.models import Competition
 from grading.models import Run, Submission
@@ -23,8 +24,6 @@ _SHOWN_KEYS = (
 
 def competition_results(*, slug: str) -> tuple[Competition, list[dict]]:
     """Every published entry's runs on one competition, best medal first, against its thresholds."""
-    from django.http import Http404
-
     competition = Competition.objects.filter(slug=slug).order_by("-benchmark_id").first()
     if competition is None:
         raise Http404(f"No competition {slug!r}.")

@@ -3,6 +3,8 @@
 from dataclasses import dataclass
 from typing import Any
 
+from django.http import Http404
+
 from grading.engine.tiers import TIER_LABELS, TIERS
 from grading.models import Run, Submission
 from leaderboard.models import BoardRow, Entry
@@ -37,8 +39,6 @@ def _thresholds(report: dict | None) -> str:
 
 def entry_get(*, entry_id: int) -> Entry:
     """A published entry (anyone may see it), or Http404."""
-    from django.http import Http404
-
     entry = (
         Entry.objects.select_related("submission__team", "submission__benchmark")
         .filter(pk=entry_id, submission__status=Submission.Status.PUBLISHED)
