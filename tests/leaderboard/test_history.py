@@ -230,6 +230,23 @@ def test_an_entrys_answers_carry_the_head(client, team):
     assert page.status_code == 200 and page["X-Board-History-Head"] == str(history.board_head())
 
 
+def test_every_api_answer_carries_the_head(client, team):
+    submission = entry(team, agent="Listed")
+    head = str(history.board_head())
+    assert head.startswith("1:")
+    for path in (
+        "/api/v1/competitions/",
+        f"/api/v1/competitions/{split_members('low')[0]}/",
+        f"/api/v1/submissions/{submission.pk}/",
+        f"/api/v1/entries/{Entry.objects.get(submission=submission).pk}/",
+        "/api/v1/decisions/",
+        f"/leaderboard/competitions/{split_members('low')[0]}/",
+    ):
+        answer = client.get(path)
+        assert answer.status_code == 200, (path, answer.status_code)
+        assert answer["X-Board-History-Head"] == head, path
+
+
 # --- reading it ------------------------------------------------------------------------------------------
 
 
