@@ -5,9 +5,12 @@ from dataclasses import dataclass
 from datetime import timedelta
 from itertools import groupby
 from operator import attrgetter
+from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
+from django.core.files.storage import FileSystemStorage, storages
 from django.db.models import Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
@@ -38,6 +41,15 @@ def run_outcome(run: Run, *, claimed: bool = False) -> RunOutcome:
     return outcome_from_report(
         report, seed=run.seed, submission_sha256=run.submission_sha256, competition_id=run.competition.slug
     )
+
+
+def submission_folder(submission: Submission) -> Path:
+    """The submission's own local folder under PRIVATE_ROOT; everything of it on this machine lives below."""
+    return Path(settings.PRIVATE_ROOT) / "submissions" / str(submission.pk)
+
+
+def private_storage_is_remote() -> bool:
+    return not isinstance(storages["private"], FileSystemStorage)
 
 
 def submissions_visible_to(user: User | AnonymousUser) -> QuerySet[Submission]:

@@ -47,8 +47,7 @@ from grading.engine.safe_json import restored_report
 from grading.engine.tiers import TIER_SPLITS, TIERS
 from grading.engine_wheel import WheelBuildFailed, engine_wheel
 from grading.models import Run, Submission
-from grading.services.finish import tier_members
-from grading.services.submissions import private_storage_is_remote, submission_folder
+from grading.selectors import private_storage_is_remote, submission_folder, tier_members
 from leaderboard import selectors
 from leaderboard.history import board_head
 from leaderboard.models import BoardRow, BoardState, Entry

@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from grading import queue
 from grading.models import Run, Submission
-from grading.services.submissions import submission_folder
+from grading.selectors import submission_folder
 from grading.services.workers import worker_name, workers_alive
 
 logger = logging.getLogger(__name__)

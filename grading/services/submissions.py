@@ -5,13 +5,13 @@ import shutil
 import uuid
 from pathlib import Path
 
-from django.conf import settings
-from django.core.files.storage import FileSystemStorage, storages
+from django.core.files.storage import storages
 from django.db.models import QuerySet
 from django.utils import timezone
 
 from grading.bundles.archive import extract_archive
 from grading.models import Submission
+from grading.selectors import private_storage_is_remote, submission_folder
 from grading.signals import entry_changed_send, submission_status_changed_send
 from portal.accounts.models import Team
 from portal.private_files import private_folder, private_opener
@@ -80,15 +80,6 @@ def quota_counted(*, team: Team | None = None, user_id: int | None = None) -> Qu
 
 def quota_used(*, team: Team) -> int:
     return quota_counted(team=team).count()
-
-
-def submission_folder(submission: Submission) -> Path:
-    """The submission's own local folder under PRIVATE_ROOT; everything of it on this machine lives below."""
-    return Path(settings.PRIVATE_ROOT) / "submissions" / str(submission.pk)
-
-
-def private_storage_is_remote() -> bool:
-    return not isinstance(storages["private"], FileSystemStorage)
 
 
 def submission_bundle_root(submission: Submission) -> Path:
