@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from grading.engine import ENGINE_VERSION
+from grading.engine.hashing import file_sha256
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIG = REPO / "packaging" / "engine"
@@ -84,14 +85,6 @@ def sources_digest() -> str:
     return digest.hexdigest()
 
 
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def build_engine_wheel(folder: Path) -> EngineWheel:
     """Build the wheel into folder (created when missing), replacing one of the same name; nothing else is left
     there, even when the build fails."""
@@ -121,7 +114,7 @@ def build_engine_wheel(folder: Path) -> EngineWheel:
         if done.returncode != 0 or not built.is_file():
             tail = (done.stdout + done.stderr)[-2000:]
             raise WheelBuildFailed(f"setuptools did not build {wheel_name()} (exit {done.returncode}): {tail}")
-        sha256 = _file_sha256(built)
+        sha256 = file_sha256(built)
         os.replace(built, folder / built.name)
         record = {"version": ENGINE_VERSION, "wheel": built.name, "sha256": sha256, "sources_sha256": digest}
         staged_record = Path(scratch) / "record.json"
@@ -140,7 +133,7 @@ def _recorded(folder: Path, digest: str) -> EngineWheel | None:
     path = folder / wheel_name()
     if record.get("sources_sha256") != digest or record.get("version") != ENGINE_VERSION or not path.is_file():
         return None
-    if _file_sha256(path) != record.get("sha256"):
+    if file_sha256(path) != record.get("sha256"):
         return None  # changed on disk since it was built: built again rather than served
     return EngineWheel(version=ENGINE_VERSION, wheel=path.name, path=path, sha256=record["sha256"])
 
