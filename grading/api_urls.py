@@ -1,10 +1,10 @@
 from django.urls import path
 
-from grading import apis
+from grading import apis, review_apis
 
 urlpatterns = [
     path("submissions/", apis.SubmissionListCreateApi.as_view(), name="api_submissions"),
-    path("submissions/regrade-all/", apis.SubmissionRegradeAllApi.as_view(), name="api_submissions_regrade_all"),
+    path("submissions/regrade-all/", review_apis.SubmissionRegradeAllApi.as_view(), name="api_submissions_regrade_all"),
     path("submissions/<int:submission_id>/", apis.SubmissionDetailApi.as_view(), name="api_submission"),
     path(
         "submissions/<int:submission_id>/results/", apis.SubmissionResultsApi.as_view(), name="api_submission_results"
@@ -15,15 +15,21 @@ urlpatterns = [
         name="api_submission_grading_report",
     ),
     path(
-        "submissions/<int:submission_id>/regrade/", apis.SubmissionRegradeApi.as_view(), name="api_submission_regrade"
+        "submissions/<int:submission_id>/regrade/",
+        review_apis.SubmissionRegradeApi.as_view(),
+        name="api_submission_regrade",
     ),
-    path("decisions/", apis.DecisionListApi.as_view(), name="api_decisions"),
+    path("decisions/", review_apis.DecisionListApi.as_view(), name="api_decisions"),
     path("engine/", apis.EngineApi.as_view(), name="api_engine"),
-    path("review/flags/", apis.ReviewFlagListApi.as_view(), name="api_review_flags"),
-    path("review/flags/<int:flag_id>/decision/", apis.ReviewFlagDecisionApi.as_view(), name="api_review_flag_decision"),
+    path("review/flags/", review_apis.ReviewFlagListApi.as_view(), name="api_review_flags"),
+    path(
+        "review/flags/<int:flag_id>/decision/",
+        review_apis.ReviewFlagDecisionApi.as_view(),
+        name="api_review_flag_decision",
+    ),
     path(
         "review/submissions/<int:submission_id>/decision/",
-        apis.ReviewSubmissionDecisionApi.as_view(),
+        review_apis.ReviewSubmissionDecisionApi.as_view(),
         name="api_review_submission_decision",
     ),
 ]
