@@ -1,6 +1,6 @@
 import dataclasses
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from itertools import groupby
@@ -11,7 +11,8 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.files.storage import FileSystemStorage, storages
-from django.db.models import Q, QuerySet
+from django.db.models import Expression, Q, QuerySet
+from django.db.models.fields.json import KeyTransform
 from django.http import Http404
 from django.utils import timezone
 
@@ -41,6 +42,45 @@ def run_outcome(run: Run, *, claimed: bool = False) -> RunOutcome:
     return outcome_from_report(
         report, seed=run.seed, submission_sha256=run.submission_sha256, competition_id=run.competition.slug
     )
+
+
+def report_fields(source: str | Expression, keys: Sequence[str]) -> list[KeyTransform]:
+    """Expressions that pick `keys` out of a stored report (a JSON column, or an expression giving one), each
+    decoded by the database's JSON field: a report holds far more than most readers need. One per key, not one
+    JSON object of them: inside an object SQLite writes a boolean as the text "true" or "false"."""
+    return [KeyTransform(key, source) for key in keys]
+
+
+def picked_report(keys: Sequence[str], values: Sequence[Any]) -> dict[str, Any]:
+    """The report the picked `values` stand for; a field the report lacks (or holds as null) is left out."""
+    return {key: value for key, value in zip(keys, values, strict=True) if value is not None}
+
+
+# What the aggregation reads of a run's report (outcome_from_report).
+_OUTCOME_KEYS = (
+    "submission_exists",
+    "valid_submission",
+    "gold_medal",
+    "silver_medal",
+    "bronze_medal",
+    "above_median",
+    "medals_known",
+)
+
+
+def submission_outcomes(*, submission_id: int, claimed: bool = False) -> list[RunOutcome]:
+    """run_outcome of every run of a submission, in one query that loads no run: only the fields of each report
+    that the aggregation counts (medals_known, the one read with a default, is a boolean or absent)."""
+    picked = report_fields("claimed" if claimed else "regraded", _OUTCOME_KEYS)
+    rows = Run.objects.filter(submission_id=submission_id).values_list(
+        "seed", "submission_sha256", "competition__slug", *picked
+    )
+    return [
+        outcome_from_report(
+            picked_report(_OUTCOME_KEYS, values), seed=seed, submission_sha256=sha256, competition_id=slug
+        )
+        for seed, sha256, slug, *values in rows
+    ]
 
 
 def submission_folder(submission: Submission) -> Path:

@@ -21,11 +21,11 @@ from django.utils.dateparse import parse_date
 from competitions.models import KnownIssue
 from grading.bundles.errors import BundleError
 from grading.bundles.manifest import Manifest, parse_manifest
-from grading.engine.aggregation import AGGREGATION_VERSION, aggregate, per_seed
+from grading.engine.aggregation import AGGREGATION_VERSION, RunOutcome, aggregate, per_seed
 from grading.engine.ranking import tab_ranks
 from grading.engine.tiers import TIERS
-from grading.models import Flag, Run, Submission, TierAggregate
-from grading.selectors import run_outcome, tier_members
+from grading.models import Flag, Submission, TierAggregate
+from grading.selectors import submission_outcomes, tier_members
 from leaderboard import footnotes, history
 from leaderboard.models import BoardRow, BoardState, Entry
 from leaderboard.selectors import HEADLINE_ORDER
@@ -70,13 +70,12 @@ def _choose(complete: dict | None, padded: dict | None) -> str | None:
     return None
 
 
-def _tier_figures(submission: Submission, runs: list[Run], leaky: set[str]) -> dict[str, dict]:
+def _tier_figures(submission: Submission, outcomes: list[RunOutcome], leaky: set[str]) -> dict[str, dict]:
     """Per tier: the stored aggregates and those without the known-leaky competitions, with per-seed values."""
     stored: dict[str, dict] = {}
     for agg in TierAggregate.objects.filter(submission=submission):
         stored.setdefault(agg.tier, {})[agg.kind] = agg.data
     members = tier_members(benchmark_id=submission.benchmark_id, tiers=[t for t in TIERS if t in stored])
-    outcomes = [run_outcome(run, claimed=submission.report_only) for run in runs]
     figures: dict[str, dict] = {}
     for tier, split in members.items():
         variants = {}
@@ -159,21 +158,15 @@ def entry_refresh(*, submission_id: int, cause: dict | None = None) -> Entry | N
         history.entry_record(submission_id=submission_id, entry=gone, state=history.WITHDRAWN, cause=cause)
         return None
     manifest = _manifest(submission)
-    # Only what the aggregation counts: a competition row holds its whole Kaggle leaderboard as JSON, and a run
-    # counts one of its two reports (run_outcome).
-    report = "claimed" if submission.report_only else "regraded"
-    runs = list(
-        Run.objects.filter(submission=submission)
-        .select_related("competition")
-        .only("seed", report, "submission_sha256", "competition__slug")
-    )
+    # Only what the aggregation counts of each run: the fields of one of its two reports (run_outcome).
+    outcomes = submission_outcomes(submission_id=submission.pk, claimed=submission.report_only)
     flags = list(Flag.objects.filter(submission=submission))
     leaky = set(
         KnownIssue.objects.filter(benchmark_id=submission.benchmark_id, kind=KnownIssue.Kind.LEAK).values_list(
             "competition_slug", flat=True
         )
     )
-    figures = _tier_figures(submission, runs, leaky)
+    figures = _tier_figures(submission, outcomes, leaky)
     board = Entry.Board.COMPARABLE if submission.comparable else Entry.Board.NON_COMPARABLE
     hardware = manifest.hardware if manifest else None
     agent = manifest.agent if manifest else None

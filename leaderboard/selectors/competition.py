@@ -1,12 +1,11 @@
 """A competition's page: every published entry's runs on it, best medal first."""
 
 from django.db.models import Case, F, JSONField, When
-from django.db.models.fields.json import KeyTransform
-from django.db.models.functions import JSONObject
 from django.http import Http404
 
 from competitions.models import Competition
 from grading.models import Run, Submission
+from grading.selectors import picked_report, report_fields
 from leaderboard.models import Entry
 from leaderboard.selectors.entry import MEDALS, _medal
 
@@ -35,7 +34,6 @@ def competition_results(*, slug: str) -> tuple[Competition, list[dict]]:
         default=F("regraded"),
         output_field=JSONField(),
     )
-    shown = JSONObject(**{key: KeyTransform(key, source) for key in _SHOWN_KEYS})
     runs = list(
         Run.objects.filter(
             competition=competition,
@@ -43,15 +41,15 @@ def competition_results(*, slug: str) -> tuple[Competition, list[dict]]:
             submission__board_entry__isnull=False,
         )
         .order_by("submission_id", "seed")
-        .values_list("submission__board_entry", "seed", shown)
+        .values_list("submission__board_entry", "seed", *report_fields(source, _SHOWN_KEYS))
     )
     entries = Entry.objects.only("agent", "team", "board", "verified").in_bulk({run[0] for run in runs})
     by_entry: dict[int, dict] = {}
-    for entry_id, seed, shown_report in runs:
+    for entry_id, seed, *shown in runs:
         entry = entries.get(entry_id)
         if entry is None:  # removed since the first query
             continue
-        report = shown_report or {}
+        report = picked_report(_SHOWN_KEYS, shown)
         row = by_entry.setdefault(entry.pk, {"entry": entry, "seeds": []})
         row["seeds"].append({"seed": seed, "score": report.get("score"), "medal": _medal(report)})
     order = {"gold": 0, "silver": 1, "bronze": 2, "above_median": 3, "valid": 4, "invalid": 5, "none": 6}

@@ -228,3 +228,32 @@ def test_an_entry_leaving_the_comparable_board_ranks_its_tabs_again(team, monkey
     services.board_refresh(submission_ids=[first.pk])
     assert ranked == [1, 1]
     assert row(second).rank == 1 and row(first).rank is None and row(first).tied_with == []
+
+
+def test_the_outcomes_read_in_one_query_are_those_of_each_run_read_whole(team):
+    """grading.selectors.submission_outcomes picks the aggregation's fields out of each report in the database:
+    the same outcomes as run_outcome on the whole run, for a report lacking a field, one with medals unknown,
+    an empty one and a team's own claims."""
+    from grading.selectors import run_outcome, submission_outcomes
+
+    low = split_members("low")
+    submission = entry(team, medals={0: low[:3], 1: low[:1], 2: []}, refresh=False)
+    runs = list(Run.objects.filter(submission=submission).select_related("competition").order_by("pk"))
+    lacking, unknown, empty = runs[0], runs[1], runs[2]
+    Run.objects.filter(pk=lacking.pk).update(
+        regraded={k: v for k, v in lacking.regraded.items() if k != "medals_known"},
+        claimed={"gold_medal": True, "submission_exists": True},
+    )
+    Run.objects.filter(pk=unknown.pk).update(regraded={**unknown.regraded, "medals_known": False, "gold_medal": None})
+    Run.objects.filter(pk=empty.pk).update(regraded={})
+    runs = list(Run.objects.filter(submission=submission).select_related("competition"))
+    for claimed in (False, True):
+        whole = sorted((run_outcome(run, claimed=claimed) for run in runs), key=repr)
+        picked = sorted(submission_outcomes(submission_id=submission.pk, claimed=claimed), key=repr)
+        assert picked == whole
+    unknown_outcome = next(
+        o
+        for o in submission_outcomes(submission_id=submission.pk)
+        if (o.competition_id, o.seed) == (unknown.competition.slug, unknown.seed)
+    )
+    assert unknown_outcome.medals_known is False and unknown_outcome.gold is False
