@@ -862,8 +862,9 @@ class Unverifiable(Exception):
 
 
 def _engine() -> Any:
-    """The portal's engine (the wheel the portal serves: GET /api/v1/engine/, ENGINE_API.md): its aggregation and
-    rank interval, imported only now, so that everything else in this file needs the standard library alone."""
+    """The portal's engine (the wheel the portal serves: GET /api/v1/engine/, packaging/engine/API.md): its
+    aggregation and rank interval, imported only now, so that everything else in this file needs the standard
+    library alone."""
     import grading.engine as engine  # type: ignore[import-not-found]
 
     return engine
@@ -1162,7 +1163,7 @@ def _extract(archive: zipfile.ZipFile, manifest: dict[str, Any], target: str) ->
                 out.write(chunk)
 
 
-# --- verify --data and --official: part A of issue 22 -----------------------------------------------------------
+# --- verify --data and --official: re-grade with your own data ------------------------------------------------
 #
 # Re-grade every submission of a published entry on this machine, with your own MLE-bench prepared data and the
 # portal's own engine, and compare each report field by field with the server's. The engine is the wheel the portal

@@ -283,10 +283,7 @@ class SubmissionGradingReportApi(APIView):
         return response
 
 
-# --- the review queue (SPEC section 6): maintainers only ----------------------------------------
-
-
-# --- maintainers' decisions, public (SPEC section 4) ---------------------------------------------
+# --- the engine's wheel (SPEC section 8) ---------------------------------------------------------
 
 
 class EngineSerializer(serializers.Serializer):
