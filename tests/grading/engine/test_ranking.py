@@ -107,3 +107,35 @@ def test_a_board_of_a_thousand_entries_ranks_as_one_replicate_at_a_time():
     board = _random_board(np.random.default_rng(99), 1000)
     expected = _reference_intervals(board)
     assert [(i.rank, i.low, i.high, i.tied_with) for i in rank_intervals(board)] == expected
+
+
+def _as_found(board, **kwargs):
+    found = rank_intervals(board, **kwargs)
+    return [(i.rank, i.low, i.high, i.tied_with) for i in found]
+
+
+def test_long_runs_of_equal_seed_counts_drawn_in_blocks_rank_as_one_entry_at_a_time():
+    # Runs of 3 seeds longer than one block of draws, then runs of 4, 5 and 8 seeds (a table of ordered draws
+    # for up to 4, the drawn means themselves beyond), and one-seed entries between them.
+    rng = np.random.default_rng(5)
+    sizes = [3] * 120 + [1] * 3 + [4] * 40 + [5] * 30 + [3] * 10 + [8] * 12 + [2] * 25
+    board = [(rng.integers(0, 40, size=k) * 100 / 75).tolist() for k in sizes]
+    assert _as_found(board) == _reference_intervals(board)
+
+
+@pytest.mark.parametrize("counting_cells", [0, 1 << 23])
+def test_figures_of_many_distinct_values_rank_by_sorting_as_by_counting(monkeypatch, counting_cells):
+    # Continuous figures (no two alike), and any board when counting is turned off: the replicates are sorted
+    # and the percentiles taken by a partial sort, with the same ranks.
+    from grading.engine import ranking
+
+    monkeypatch.setattr(ranking, "_COUNTING_CELLS", counting_cells)
+    rng = np.random.default_rng(11)
+    continuous = [(rng.random(int(rng.choice([1, 3, 5]))) * 100).tolist() for _ in range(80)]
+    on_a_grid = _random_board(rng, 120)
+    for board in (continuous, on_a_grid):
+        assert _as_found(board, replicates=500) == _reference_intervals(board, replicates=500)
+
+
+def test_a_negative_zero_and_a_zero_are_one_figure():
+    assert _as_found([[-0.0, 0.0], [0.0, 0.0], [0.0]]) == _reference_intervals([[-0.0, 0.0], [0.0, 0.0], [0.0]])
