@@ -130,6 +130,7 @@ def test_figures_of_many_distinct_values_rank_by_sorting_as_by_counting(monkeypa
     from grading.engine import ranking
 
     monkeypatch.setattr(ranking, "_COUNTING_CELLS", counting_cells)
+    monkeypatch.setattr(ranking, "_COUNTED_RANKS", counting_cells)
     rng = np.random.default_rng(11)
     continuous = [(rng.random(int(rng.choice([1, 3, 5]))) * 100).tolist() for _ in range(80)]
     on_a_grid = _random_board(rng, 120)
