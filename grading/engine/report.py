@@ -308,7 +308,8 @@ def _default_limits(answers_path: Path) -> csvio.ReadLimits:
 
 @lru_cache(maxsize=128)
 def _limits_cached(path: str, size: int, mtime_ns: int) -> csvio.ReadLimits:
-    # Keyed by size and mtime so a replaced answers file is rescanned; the scan costs ~0.2 s on the
-    # largest answers file, which would otherwise be paid on every seed.
-    longest = csvio.longest_line_bytes(Path(path)) if path.lower().endswith(".csv") else 0
+    # Keyed by size and mtime so a replaced answers file is rescanned. Lines shorter than the floor's share
+    # cannot change the limit, so the scan measures only longer ones: a few find calls per MiB.
+    floor_share = csvio.MIN_MAX_LINE_BYTES // csvio.SIZE_FACTOR
+    longest = csvio.longest_line_bytes(Path(path), at_least=floor_share) if path.lower().endswith(".csv") else 0
     return csvio.limits_for_answers(answers_bytes=size, answers_longest_line=longest)

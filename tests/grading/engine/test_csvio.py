@@ -318,6 +318,17 @@ def test_longest_line_is_measured_across_chunk_boundaries(tmp_path, monkeypatch)
     assert longest_line_bytes(path) == 7
 
 
+@pytest.mark.parametrize("chunk", [1, 3, 8, 1000])
+def test_longest_line_at_least_a_length_is_exact_and_shorter_ones_stay_below_it(tmp_path, monkeypatch, chunk):
+    monkeypatch.setattr(textscan, "_CHUNK", chunk)
+    lines = [b"x" * n for n in (0, 3, 41, 2, 17, 0, 40, 5)]
+    path = write(tmp_path, b"\n".join(lines) + b"\n")
+    for at_least in (0, 1, 4, 10, 17, 40, 41):
+        assert longest_line_bytes(path, at_least=at_least) == 41
+    for at_least in (42, 60, 83, 1000):
+        assert longest_line_bytes(path, at_least=at_least) < at_least
+
+
 # --- block-by-block reading of large all-number files ---------------------------------------------
 
 BLOCK_CASES = {
