@@ -3,23 +3,33 @@
 The reference stacks a case-day's slices into a volume, takes the voxel coordinates divided by the
 volume's shape and returns the larger of scipy's two ``directed_hausdorff`` distances, divided by sqrt(3)
 so that it lies in [0, 1]. ``directed_hausdorff`` is exact but can take minutes on two large, nearly equal
-voxel sets. The same number comes out of two observations:
+voxel sets. The same number comes out of these observations:
 
 * a point of A that is also in B is at distance 0 from B, so only ``A - B`` matters;
-* the voxel of B nearest to a voxel outside B lies on B's surface (a voxel of B with a face neighbour
-  outside B): from a voxel inside, one step towards the far voxel stays in B and gets closer. So a k-d tree
-  over B's surface voxels answers every query. Any extra voxels of B in the tree change nothing; the
-  faces of the box around both sets count as surface.
+* the voxel of B nearest to a voxel outside B has a face neighbour outside B: from a voxel whose six
+  neighbours are all in B, one step towards the far voxel stays in B and gets closer. So a block of
+  voxels that is full, with its six neighbouring blocks full too, never holds a nearest voxel;
+* the symmetric distance is the larger of the two directed ones, so only the voxels of either ``A - B``
+  that could be the farthest need their exact distance.
 
-No volume is ever drawn: a volume is its sorted runs of voxels along the last axis (a few thousand where
-it holds hundreds of thousands of voxels), and ``A - B``, B's interior and its surface are set operations
-on runs. Only the voxels of ``A - B`` and of B's surface are listed one by one.
+No volume is ever drawn: a volume is its sorted runs of voxels along the last axis. Both volumes are cut
+into blocks of a few voxels. A k-d tree over the centres of B's blocks bounds every block of ``A - B``'s
+distance to B within a few voxels (the distance changes by at most the distance moved); only the blocks
+of either direction that can beat the best lower bound are looked at voxel by voxel, against the voxels
+of B in the blocks that can hold their nearest voxel. On the real answers that is one blob of one
+direction against a patch of the other volume: a few thousand voxels, not the ~125,000 voxels of the
+volumes' surfaces.
+
+Bit for bit: the exact distances come from a k-d tree over voxel coordinates divided by the shape, as
+before, and a voxel's nearest voxels are always among those it is looked up against. A squared distance
+is a sum of whole multiples of ``1 / shape[i]**2``, so two different ones differ by far more than
+rounding: a voxel or a block left out on a bound (with a relative slack of 1e-9) is farther from the
+answer than any rounding error, and the largest rounded distance is that of the exact farthest voxel.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,8 +37,9 @@ from scipy.spatial import cKDTree
 
 from grading.engine.graders.segmentation.rle import Runs, merge
 
-_BLOCK_WIDTHS = (0.2, 0.05, 0.0125, 0.004)  # blocks the search drops at once, as a share of each side
-_NEAR_STEPS = 1  # voxels of A - B this many face steps from B are looked up only if no other is farther
+_BLOCK_SHARE = 4 / 266  # a fine block's side as a share of each axis: 4 voxels of a 266-voxel line, 2 of 144 slices
+_COARSER = 4  # a coarse block is this many fine blocks along each axis
+_SLACK = 1e-9  # relative margin on every bound, far above rounding and far below the gap between distances
 
 
 @dataclass(frozen=True)
@@ -66,9 +77,7 @@ def normalised_hausdorff(predicted: Volume, truth: Volume, *, max_ratio: float) 
         return 0.0
     if n_predicted == 0 or n_truth == 0 or n_predicted > max_ratio * n_truth:
         return 1.0
-    box = _bounding_box(predicted, truth)
-    distance = max(_directed(predicted, truth, box), _directed(truth, predicted, box))
-    return distance / math.sqrt(3)
+    return _symmetric(predicted, truth) / math.sqrt(3)
 
 
 def _split_lines(starts: np.ndarray, ends: np.ndarray, line: int) -> tuple[np.ndarray, np.ndarray]:
@@ -83,135 +92,206 @@ def _split_lines(starts: np.ndarray, ends: np.ndarray, line: int) -> tuple[np.nd
     return np.maximum(starts[run], line_start), np.minimum(ends[run], line_start + line)
 
 
-def _bounding_box(a: Volume, b: Volume) -> np.ndarray:
-    """(first, last) voxel index along each axis of the box around both volumes: shape (3, 2)."""
-    starts, ends = np.concatenate([a.starts, b.starts]), np.concatenate([a.ends, b.ends])
-    plane, line = a.shape[1] * a.shape[2], a.shape[2]
-    lines = starts // line
-    return np.array(
-        [
-            [starts.min() // plane, (ends.max() - 1) // plane],
-            [(lines % a.shape[1]).min(), (lines % a.shape[1]).max()],
-            [(starts % line).min(), (ends - 1 - lines * line).max()],
-        ],
-        dtype=np.int64,
-    )
-
-
-def _covered(starts: np.ndarray, ends: np.ndarray, bounds: np.ndarray) -> np.ndarray:
-    """For each piece ``[bounds[k], bounds[k + 1])``, how many of the runs contain it (0 or 1 for disjoint
-    runs), when every start and end of the runs is one of the sorted distinct ``bounds``."""
-    change = np.bincount(np.searchsorted(bounds, starts), minlength=len(bounds))
-    change -= np.bincount(np.searchsorted(bounds, ends), minlength=len(bounds))
-    return np.cumsum(change[:-1])
-
-
-def _combine(
-    run_lists: list[tuple[np.ndarray, np.ndarray]], keep: Callable[[list[np.ndarray]], np.ndarray]
-) -> tuple[np.ndarray, np.ndarray]:
-    """The runs of the voxels where ``keep(counts)`` holds, ``counts[i]`` telling whether the voxel is in
-    run list i (each sorted and disjoint). Pieces come out sorted, not merged."""
-    bounds = np.sort(np.concatenate([array for pair in run_lists for array in pair]))
-    distinct = np.ones(len(bounds), dtype=bool)
-    distinct[1:] = bounds[1:] != bounds[:-1]
-    bounds = bounds[distinct]  # np.unique, without NumPy 2's slower hash table
-    if len(bounds) < 2:
-        return bounds[:0], bounds[:0]
-    chosen = keep([_covered(starts, ends, bounds) for starts, ends in run_lists])
-    return bounds[:-1][chosen], bounds[1:][chosen]
-
-
 def _difference(a: Volume, b: Volume) -> tuple[np.ndarray, np.ndarray]:
-    """Runs of the voxels of ``a`` not in ``b``."""
-    return _combine([(a.starts, a.ends), (b.starts, b.ends)], lambda c: (c[0] > 0) & (c[1] == 0))
-
-
-def _surface(b: Volume, box: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Runs of b's voxels that have a face neighbour outside b or lie on a face of ``box``."""
-    depth, rows, line = b.shape
-    # Along a line, the voxels with both neighbours in b are each run less its two ends (runs do not touch).
-    shrunk = (b.starts + 1, np.maximum(b.ends - 1, b.starts + 1))
-    shifted = [shrunk] + [(b.starts - d, b.ends - d) for step in (line, rows * line) for d in (step, -step)]
-    inner_starts, inner_ends = _combine(shifted, lambda c: np.logical_and.reduce([x > 0 for x in c]))
-    # A voxel on a face of the box is surface: drop those from the interior (runs cut into lines first).
-    inner_starts, inner_ends = _split_lines(inner_starts, inner_ends, line)
-    lines = inner_starts // line
-    z, y, x0 = lines // rows, lines % rows, lines * line
-    inside = (z > box[0, 0]) & (z < box[0, 1]) & (y > box[1, 0]) & (y < box[1, 1])
-    inner_starts = np.maximum(inner_starts, x0 + box[2, 0] + 1)[inside]
-    inner_ends = np.minimum(inner_ends, x0 + box[2, 1])[inside]
-    nonempty = inner_ends > inner_starts
-    interior = Volume(inner_starts[nonempty], inner_ends[nonempty], b.shape)
-    return _difference(b, interior)
-
-
-def _dilated(starts: np.ndarray, ends: np.ndarray, shape: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Runs of the voxels in the runs or one face step from them (never across a face of the volume)."""
-    depth, rows, line = shape
-    lines = starts // line
-    z, y = lines // rows, lines % rows
-    along = (np.maximum(starts - 1, lines * line), np.minimum(ends + 1, (lines + 1) * line))
-    moved = [along]
-    for step, keep in ((line, y < rows - 1), (-line, y > 0), (rows * line, z < depth - 1), (-rows * line, z > 0)):
-        moved.append((starts[keep] + step, ends[keep] + step))
-    starts, ends = merge(np.concatenate([m[0] for m in moved]), np.concatenate([m[1] for m in moved]))
-    return _split_lines(starts, ends, line)
+    """Runs of the voxels of ``a`` not in ``b``: ``a``'s runs cut by the gaps between ``b``'s runs."""
+    gap_starts = np.concatenate([[0], b.ends])
+    gap_ends = np.concatenate([b.starts, [math.prod(a.shape)]])
+    first = np.searchsorted(gap_ends, a.starts, side="right")  # the first gap ending after the run starts
+    count = np.searchsorted(gap_starts, a.ends, side="left") - first  # gaps starting before the run ends
+    run = np.repeat(np.arange(len(a.starts)), count)
+    gap = np.repeat(first - np.cumsum(count) + count, count) + np.arange(len(run))
+    starts, ends = np.maximum(a.starts[run], gap_starts[gap]), np.minimum(a.ends[run], gap_ends[gap])
+    kept = ends > starts
+    return starts[kept], ends[kept]
 
 
 def _voxels(starts: np.ndarray, ends: np.ndarray, shape: tuple[int, int, int]) -> np.ndarray:
-    """Coordinates of the voxels of sorted runs, one row each, in C order (as ``np.argwhere``)."""
+    """Coordinates of the voxels of runs, one row each, in the runs' order."""
     lengths = ends - starts
     flat = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) + np.arange(int(lengths.sum()))
     return np.column_stack(np.unravel_index(flat, shape))
 
 
-def _directed(a: Volume, b: Volume, box: np.ndarray) -> float:
-    """max over voxels of a of the distance to the nearest voxel of b (b non-empty).
+# ---------------------------------------------------------------------------------------------------
+# Blocks
 
-    Voxels of ``a - b`` next to b are looked up only when no voxel farther out is farther than one step.
-    Branch and bound over blocks of those voxels, from blocks about a fifth of the volume wide down to a
-    few hundredths: one voxel per block is looked up, and a block whose voxels cannot beat the best
-    distance found so far is dropped, since the distance to b changes by at most the distance moved. The
-    voxels left are looked up one by one.
+
+@dataclass(frozen=True)
+class _Grid:
+    """Blocks of ``side[i]`` voxels along axis i tiling a volume of ``shape``, numbered in C order."""
+
+    shape: tuple[int, int, int]
+    side: np.ndarray
+    count: np.ndarray
+    reach: float  # how far (shape-normalised) a voxel of a block can lie from the block's centre, with slack
+
+    @staticmethod
+    def of(shape: tuple[int, int, int], side: np.ndarray) -> _Grid:
+        count = -(-np.asarray(shape, dtype=np.int64) // side)
+        reach = float(np.sqrt(np.sum(((side - 1) / 2 / np.asarray(shape, dtype=np.float64)) ** 2)))
+        return _Grid(shape, side, count, reach * (1 + _SLACK))
+
+    @property
+    def blocks(self) -> int:
+        return int(self.count.prod())
+
+    def pieces(self, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Runs (each within one line) cut where they cross from one block to the next, and each piece's
+        block number."""
+        rows, line, width = self.shape[1], self.shape[2], int(self.side[2])
+        lines = starts // line
+        origin = lines * line
+        first = (starts - origin) // width
+        pieces = (ends - 1 - origin) // width - first + 1
+        run = np.repeat(np.arange(len(starts)), pieces)
+        column = first[run] + np.arange(len(run)) - np.repeat(np.cumsum(pieces) - pieces, pieces)
+        low = origin[run] + column * width
+        block_row = (lines // rows // self.side[0]) * self.count[1] + (lines % rows) // self.side[1]
+        return np.maximum(starts[run], low), np.minimum(ends[run], low + width), block_row[run] * self.count[2] + column
+
+    def capacity(self) -> np.ndarray:
+        """Voxels in each block (fewer in the last block of an axis that the side does not divide)."""
+        widths = [
+            np.minimum(side, n - side * np.arange(count))
+            for side, n, count in zip(self.side.tolist(), self.shape, self.count.tolist())
+        ]
+        return (widths[0][:, None, None] * widths[1][None, :, None] * widths[2][None, None, :]).ravel()
+
+    def centres(self, blocks: np.ndarray) -> np.ndarray:
+        """Shape-normalised centres of blocks, one row each."""
+        index = np.column_stack(np.unravel_index(blocks, tuple(self.count.tolist())))
+        return (index * self.side + (self.side - 1) / 2) / np.asarray(self.shape, dtype=np.float64)
+
+    def coarser(self) -> _Grid:
+        """The grid of blocks of ``_COARSER`` blocks of this one along each axis."""
+        return _Grid.of(self.shape, self.side * _COARSER)
+
+    def parents(self, blocks: np.ndarray, coarse: _Grid) -> np.ndarray:
+        """The block of the coarser grid holding each of ``blocks``."""
+        index = np.unravel_index(blocks, tuple(self.count.tolist()))
+        return np.ravel_multi_index(tuple(i // _COARSER for i in index), tuple(coarse.count.tolist()))
+
+
+def _unique(blocks: np.ndarray, size: int) -> np.ndarray:
+    """The distinct block numbers, sorted (below ``size``)."""
+    flags = np.zeros(size, dtype=bool)
+    flags[blocks] = True
+    return np.flatnonzero(flags)
+
+
+def _among(blocks: np.ndarray, chosen: np.ndarray, size: int) -> np.ndarray:
+    """Whether each of ``blocks`` is one of ``chosen`` (block numbers below ``size``)."""
+    flags = np.zeros(size, dtype=bool)
+    flags[chosen] = True
+    return flags[blocks]
+
+
+@dataclass(frozen=True)
+class _Direction:
+    """``A - B`` against B, cut into the blocks of the fine grid: the pieces of both volumes' runs, the
+    blocks holding a voxel of ``A - B`` and the blocks of B that can hold a voxel nearest to one outside
+    B (a full block whose six neighbours are full cannot)."""
+
+    grid: _Grid
+    asked: tuple[np.ndarray, np.ndarray, np.ndarray]
+    target: tuple[np.ndarray, np.ndarray, np.ndarray]
+    asked_blocks: np.ndarray
+    target_blocks: np.ndarray
+
+    @staticmethod
+    def of(a: Volume, b: Volume, grid: _Grid, capacity: np.ndarray) -> _Direction | None:
+        starts, ends = _difference(a, b)
+        if not len(starts):
+            return None
+        asked = grid.pieces(starts, ends)
+        target = grid.pieces(b.starts, b.ends)
+        filled = np.bincount(target[2], weights=target[1] - target[0], minlength=grid.blocks)
+        full = np.pad((filled == capacity).reshape(tuple(grid.count.tolist())), 1, constant_values=True)
+        inner = full[1:-1, 1:-1, 1:-1].copy()
+        inner &= full[:-2, 1:-1, 1:-1]
+        inner &= full[2:, 1:-1, 1:-1]
+        inner &= full[1:-1, :-2, 1:-1]
+        inner &= full[1:-1, 2:, 1:-1]
+        inner &= full[1:-1, 1:-1, :-2]
+        inner &= full[1:-1, 1:-1, 2:]
+        target_blocks = np.flatnonzero((filled > 0) & ~inner.ravel())
+        return _Direction(grid, asked, target, _unique(asked[2], grid.blocks), target_blocks)
+
+
+def _tree(points: np.ndarray) -> cKDTree:
+    return cKDTree(points, leafsize=16, balanced_tree=False, compact_nodes=False)
+
+
+def _nearest(grid: _Grid, asked: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """The distance from each ``asked`` block's centre to the nearest centre of a ``target`` block."""
+    nearest, _ = _tree(grid.centres(target)).query(grid.centres(asked), k=1)
+    return nearest
+
+
+def _around(grid: _Grid, asked: np.ndarray, nearest: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """The ``target`` blocks that can hold the voxel of B nearest to a voxel of the ``asked`` blocks
+    (each ``nearest`` from the nearest target block's centre).
+
+    A voxel of asked block a is at most ``nearest[a] + 2 reach`` from B, so the block of its nearest
+    voxel has its centre within ``nearest[a] + 4 reach`` of a's centre."""
+    radius = (float(nearest.max()) + 4 * grid.reach) * (1 + _SLACK)
+    distance, _ = _tree(grid.centres(asked)).query(grid.centres(target), k=1, distance_upper_bound=radius)
+    return target[np.isfinite(distance)]
+
+
+def _symmetric(predicted: Volume, truth: Volume) -> float:
+    """The larger of the two directed Hausdorff distances of shape-normalised voxel coordinates.
+
+    Branch and bound on two grids of blocks: the coarse blocks of either ``A - B`` that cannot be
+    farther from B than some other block are dropped, then the fine blocks within those, then the voxels
+    left are looked up exactly, the most promising direction first. A block whose centre is d from the
+    nearest centre of a block of B holds voxels between d - 2 reach and d + 2 reach from B.
     """
-    only_a = Volume(*_difference(a, b), a.shape)
-    if not only_a.voxels:
-        return 0.0
-    shape = np.asarray(a.shape, dtype=np.float64)
-    surface = _voxels(*_surface(b, box), a.shape) / shape
-    tree = cKDTree(surface, leafsize=32, balanced_tree=False, compact_nodes=False)
-    # A voxel k face steps from b is at most k steps along the longest axis step from it: when a voxel
-    # farther out is farther than that, the near ones need no look-up.
-    near = (b.starts, b.ends)
-    for _ in range(_NEAR_STEPS):
-        near = _dilated(*near, a.shape)
-    far = Volume(*_difference(only_a, Volume(*near, a.shape)), a.shape)
-    if far.voxels:
-        distance = _farthest(_voxels(far.starts, far.ends, a.shape), tree, shape, box[:, 0])
-        if distance > _NEAR_STEPS / min(a.shape) * (1 + 1e-9):
-            return distance
-    return _farthest(_voxels(only_a.starts, only_a.ends, a.shape), tree, shape, box[:, 0])
-
-
-def _farthest(points: np.ndarray, tree: cKDTree, shape: np.ndarray, origin: np.ndarray) -> float:
-    """max over ``points`` of the distance to the nearest point in ``tree`` (coordinates divided by ``shape``)."""
+    fine = _Grid.of(predicted.shape, np.array([max(1, round(_BLOCK_SHARE * n)) for n in predicted.shape]))
+    coarse = fine.coarser()
+    capacity = fine.capacity()
+    directions = [
+        d
+        for d in (_Direction.of(predicted, truth, fine, capacity), _Direction.of(truth, predicted, fine, capacity))
+        if d
+    ]
+    searches = []
+    for d in directions:
+        asked_parent, target_parent = fine.parents(d.asked_blocks, coarse), fine.parents(d.target_blocks, coarse)
+        asked, target = _unique(asked_parent, coarse.blocks), _unique(target_parent, coarse.blocks)
+        searches.append((d, asked, target, _nearest(coarse, asked, target), asked_parent, target_parent))
+    floor = max((float(s[3].max()) - 2 * coarse.reach for s in searches), default=0.0) * (1 - _SLACK)
     best = 0.0
-    for width in _BLOCK_WIDTHS:
-        sides = 1 + np.floor(width * shape).astype(np.int64)
-        if (sides == 1).all() or len(points) < 1000:
-            break
-        blocks = (points - origin) // sides
-        span = blocks.max(axis=0) + 1
-        key = (blocks[:, 0] * span[1] + blocks[:, 1]) * span[2] + blocks[:, 2]
-        # One voxel per block (the last one listed), found with a dense table of the blocks.
-        representative = np.full(int(span.prod()), -1, dtype=np.int64)
-        representative[key] = np.arange(len(key))
-        occupied = np.flatnonzero(representative >= 0)
-        near, _ = tree.query(points[representative[occupied]] / shape, k=1)
-        best = max(best, float(near.max()))
-        reach = float(np.sqrt(np.sum(((sides - 1) / shape) ** 2))) * (1 + 1e-9)
-        keep = np.zeros(len(representative), dtype=bool)
-        keep[occupied[near + reach > best]] = True
-        points = points[keep[key]]
-    distances, _ = tree.query(points / shape, k=1)
-    return max(best, float(distances.max()))
+    for direction, asked, target, nearest, asked_parent, target_parent in sorted(
+        searches, key=lambda s: -float(s[3].max())
+    ):
+        kept = (nearest + 2 * coarse.reach) * (1 + _SLACK) >= max(floor, best)
+        if not kept.any():
+            continue
+        # The same on the fine grid, within the coarse blocks kept.
+        near = _around(coarse, asked[kept], nearest[kept], target)
+        fine_target = direction.target_blocks[_among(target_parent, near, coarse.blocks)]
+        fine_asked = direction.asked_blocks[_among(asked_parent, asked[kept], coarse.blocks)]
+        nearest = _nearest(fine, fine_asked, fine_target)
+        floor = max(floor, (float(nearest.max()) - 2 * fine.reach) * (1 - _SLACK))
+        kept = (nearest + 2 * fine.reach) * (1 + _SLACK) >= max(floor, best)
+        if kept.any():
+            near = _around(fine, fine_asked[kept], nearest[kept], fine_target)
+            best = max(best, _farthest(direction, fine_asked[kept], near))
+    return best
+
+
+def _farthest(direction: _Direction, asked: np.ndarray, target: np.ndarray) -> float:
+    """The largest distance from a voxel of the ``asked`` blocks of ``A - B`` to a voxel of B in the
+    ``target`` blocks, exactly as a k-d tree over voxel coordinates divided by the shape gives it."""
+    grid = direction.grid
+    shape = np.asarray(grid.shape, dtype=np.float64)
+    starts, ends, block = direction.target
+    keep = _among(block, target, grid.blocks)
+    tree = cKDTree(
+        _voxels(starts[keep], ends[keep], grid.shape) / shape, leafsize=32, balanced_tree=False, compact_nodes=False
+    )
+    starts, ends, block = direction.asked
+    keep = _among(block, asked, grid.blocks)
+    distances, _ = tree.query(_voxels(starts[keep], ends[keep], grid.shape) / shape, k=1)
+    return float(distances.max())
