@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -39,6 +40,7 @@ from grading.engine.graders.segmentation.rle import Runs, merge
 
 _BLOCK_SHARE = 4 / 266  # a fine block's side as a share of each axis: 4 voxels of a 266-voxel line, 2 of 144 slices
 _COARSER = 4  # a coarse block is this many fine blocks along each axis
+_FEW = 64  # asked blocks looked around one by one; more are looked around at once
 _SLACK = 1e-9  # relative margin on every bound, far above rounding and far below the gap between distances
 
 
@@ -187,26 +189,28 @@ def _among(blocks: np.ndarray, chosen: np.ndarray, size: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class _Direction:
-    """``A - B`` against B, cut into the blocks of the fine grid: the pieces of both volumes' runs, the
-    blocks holding a voxel of ``A - B`` and the blocks of B that can hold a voxel nearest to one outside
-    B (a full block whose six neighbours are full cannot)."""
+class _Blocks:
+    """Runs (each within one line) cut into the blocks of a grid: the pieces, the block of each piece,
+    and the blocks that matter (sorted)."""
 
-    grid: _Grid
-    asked: tuple[np.ndarray, np.ndarray, np.ndarray]
-    target: tuple[np.ndarray, np.ndarray, np.ndarray]
-    asked_blocks: np.ndarray
-    target_blocks: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    block_of_piece: np.ndarray
+    blocks: np.ndarray
 
     @staticmethod
-    def of(a: Volume, b: Volume, grid: _Grid, capacity: np.ndarray) -> _Direction | None:
-        starts, ends = _difference(a, b)
-        if not len(starts):
-            return None
-        asked = grid.pieces(starts, ends)
-        target = grid.pieces(b.starts, b.ends)
-        filled = np.bincount(target[2], weights=target[1] - target[0], minlength=grid.blocks)
-        full = np.pad((filled == capacity).reshape(tuple(grid.count.tolist())), 1, constant_values=True)
+    def asked(starts: np.ndarray, ends: np.ndarray, grid: _Grid) -> _Blocks:
+        """The runs of ``A - B``: every block holding one of their voxels matters."""
+        pieces = grid.pieces(starts, ends)
+        return _Blocks(*pieces, _unique(pieces[2], grid.blocks))
+
+    @staticmethod
+    def target(starts: np.ndarray, ends: np.ndarray, grid: _Grid) -> _Blocks:
+        """Runs of B: the blocks that can hold a voxel nearest to one outside B matter. A full block whose
+        six neighbours are full cannot (a block of the grid's border has no neighbour to fill outside)."""
+        pieces = grid.pieces(starts, ends)
+        filled = np.bincount(pieces[2], weights=pieces[1] - pieces[0], minlength=grid.blocks)
+        full = np.pad((filled == grid.capacity()).reshape(tuple(grid.count.tolist())), 1, constant_values=True)
         inner = full[1:-1, 1:-1, 1:-1].copy()
         inner &= full[:-2, 1:-1, 1:-1]
         inner &= full[2:, 1:-1, 1:-1]
@@ -214,28 +218,38 @@ class _Direction:
         inner &= full[1:-1, 2:, 1:-1]
         inner &= full[1:-1, 1:-1, :-2]
         inner &= full[1:-1, 1:-1, 2:]
-        target_blocks = np.flatnonzero((filled > 0) & ~inner.ravel())
-        return _Direction(grid, asked, target, _unique(asked[2], grid.blocks), target_blocks)
+        return _Blocks(*pieces, np.flatnonzero((filled > 0) & ~inner.ravel()))
+
+    def within(self, chosen: np.ndarray, grid: _Grid) -> tuple[np.ndarray, np.ndarray]:
+        """The pieces in the ``chosen`` blocks."""
+        keep = _among(self.block_of_piece, chosen, grid.blocks)
+        return self.starts[keep], self.ends[keep]
 
 
 def _tree(points: np.ndarray) -> cKDTree:
     return cKDTree(points, leafsize=16, balanced_tree=False, compact_nodes=False)
 
 
-def _nearest(grid: _Grid, asked: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """The distance from each ``asked`` block's centre to the nearest centre of a ``target`` block."""
-    nearest, _ = _tree(grid.centres(target)).query(grid.centres(asked), k=1)
-    return nearest
+def _nearest(grid: _Grid, asked: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, cKDTree]:
+    """The distance from each ``asked`` block's centre to the nearest centre of a ``target`` block, and the
+    k-d tree over the target blocks' centres."""
+    tree = _tree(grid.centres(target))
+    nearest, _ = tree.query(grid.centres(asked), k=1)
+    return nearest, tree
 
 
-def _around(grid: _Grid, asked: np.ndarray, nearest: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """The ``target`` blocks that can hold the voxel of B nearest to a voxel of the ``asked`` blocks
-    (each ``nearest`` from the nearest target block's centre).
+def _around(grid: _Grid, asked: np.ndarray, nearest: np.ndarray, target: np.ndarray, tree: cKDTree) -> np.ndarray:
+    """The ``target`` blocks (``tree`` over their centres) that can hold the voxel of B nearest to a voxel
+    of the ``asked`` blocks (each ``nearest`` from the nearest target block's centre).
 
     A voxel of asked block a is at most ``nearest[a] + 2 reach`` from B, so the block of its nearest
     voxel has its centre within ``nearest[a] + 4 reach`` of a's centre."""
-    radius = (float(nearest.max()) + 4 * grid.reach) * (1 + _SLACK)
-    distance, _ = _tree(grid.centres(asked)).query(grid.centres(target), k=1, distance_upper_bound=radius)
+    radius = (nearest + 4 * grid.reach) * (1 + _SLACK)
+    if len(asked) <= _FEW:
+        found = tree.query_ball_point(grid.centres(asked), r=radius, return_sorted=False)
+        return target[_unique(np.fromiter(chain.from_iterable(found), dtype=np.int64), len(target))]
+    # Many blocks: the target blocks within the largest radius of any asked block, found without lists.
+    distance, _ = _tree(grid.centres(asked)).query(grid.centres(target), k=1, distance_upper_bound=radius.max())
     return target[np.isfinite(distance)]
 
 
@@ -245,53 +259,43 @@ def _symmetric(predicted: Volume, truth: Volume) -> float:
     Branch and bound on two grids of blocks: the coarse blocks of either ``A - B`` that cannot be
     farther from B than some other block are dropped, then the fine blocks within those, then the voxels
     left are looked up exactly, the most promising direction first. A block whose centre is d from the
-    nearest centre of a block of B holds voxels between d - 2 reach and d + 2 reach from B.
+    nearest centre of a block of B holds voxels between d - 2 reach and d + 2 reach from B. Only the blocks
+    of B that can hold a voxel nearest to one of the blocks kept go on to the next grid.
     """
-    fine = _Grid.of(predicted.shape, np.array([max(1, round(_BLOCK_SHARE * n)) for n in predicted.shape]))
+    shape = predicted.shape
+    fine = _Grid.of(shape, np.array([max(1, round(_BLOCK_SHARE * n)) for n in shape], dtype=np.int64))
     coarse = fine.coarser()
-    capacity = fine.capacity()
-    directions = [
-        d
-        for d in (_Direction.of(predicted, truth, fine, capacity), _Direction.of(truth, predicted, fine, capacity))
-        if d
-    ]
     searches = []
-    for d in directions:
-        asked_parent, target_parent = fine.parents(d.asked_blocks, coarse), fine.parents(d.target_blocks, coarse)
-        asked, target = _unique(asked_parent, coarse.blocks), _unique(target_parent, coarse.blocks)
-        searches.append((d, asked, target, _nearest(coarse, asked, target), asked_parent, target_parent))
-    floor = max((float(s[3].max()) - 2 * coarse.reach for s in searches), default=0.0) * (1 - _SLACK)
+    for a, b in ((predicted, truth), (truth, predicted)):
+        starts, ends = _difference(a, b)
+        if len(starts):  # else a lies within b: every distance is 0
+            asked, target = _Blocks.asked(starts, ends, coarse), _Blocks.target(b.starts, b.ends, coarse)
+            searches.append((asked, target, *_nearest(coarse, asked.blocks, target.blocks)))
+    floor = max((float(s[2].max()) - 2 * coarse.reach for s in searches), default=0.0) * (1 - _SLACK)
     best = 0.0
-    for direction, asked, target, nearest, asked_parent, target_parent in sorted(
-        searches, key=lambda s: -float(s[3].max())
-    ):
+    for asked, target, nearest, tree in sorted(searches, key=lambda s: -float(s[2].max())):
         kept = (nearest + 2 * coarse.reach) * (1 + _SLACK) >= max(floor, best)
         if not kept.any():
             continue
-        # The same on the fine grid, within the coarse blocks kept.
-        near = _around(coarse, asked[kept], nearest[kept], target)
-        fine_target = direction.target_blocks[_among(target_parent, near, coarse.blocks)]
-        fine_asked = direction.asked_blocks[_among(asked_parent, asked[kept], coarse.blocks)]
-        nearest = _nearest(fine, fine_asked, fine_target)
+        near = _around(coarse, asked.blocks[kept], nearest[kept], target.blocks, tree)
+        asked = _Blocks.asked(*asked.within(asked.blocks[kept], coarse), fine)
+        target = _Blocks.target(*target.within(near, coarse), fine)
+        nearest, tree = _nearest(fine, asked.blocks, target.blocks)
         floor = max(floor, (float(nearest.max()) - 2 * fine.reach) * (1 - _SLACK))
         kept = (nearest + 2 * fine.reach) * (1 + _SLACK) >= max(floor, best)
         if kept.any():
-            near = _around(fine, fine_asked[kept], nearest[kept], fine_target)
-            best = max(best, _farthest(direction, fine_asked[kept], near))
+            near = _around(fine, asked.blocks[kept], nearest[kept], target.blocks, tree)
+            distance = _farthest(asked.within(asked.blocks[kept], fine), target.within(near, fine), shape)
+            best = max(best, distance)
     return best
 
 
-def _farthest(direction: _Direction, asked: np.ndarray, target: np.ndarray) -> float:
-    """The largest distance from a voxel of the ``asked`` blocks of ``A - B`` to a voxel of B in the
-    ``target`` blocks, exactly as a k-d tree over voxel coordinates divided by the shape gives it."""
-    grid = direction.grid
-    shape = np.asarray(grid.shape, dtype=np.float64)
-    starts, ends, block = direction.target
-    keep = _among(block, target, grid.blocks)
-    tree = cKDTree(
-        _voxels(starts[keep], ends[keep], grid.shape) / shape, leafsize=32, balanced_tree=False, compact_nodes=False
-    )
-    starts, ends, block = direction.asked
-    keep = _among(block, asked, grid.blocks)
-    distances, _ = tree.query(_voxels(starts[keep], ends[keep], grid.shape) / shape, k=1)
+def _farthest(
+    asked: tuple[np.ndarray, np.ndarray], target: tuple[np.ndarray, np.ndarray], shape: tuple[int, int, int]
+) -> float:
+    """The largest distance from a voxel of the ``asked`` runs to one of the ``target`` runs, exactly as a
+    k-d tree over voxel coordinates divided by the shape gives it."""
+    scale = np.asarray(shape, dtype=np.float64)
+    tree = cKDTree(_voxels(*target, shape) / scale, leafsize=32, balanced_tree=False, compact_nodes=False)
+    distances, _ = tree.query(_voxels(*asked, shape) / scale, k=1)
     return float(distances.max())
