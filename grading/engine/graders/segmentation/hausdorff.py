@@ -3,28 +3,27 @@
 The reference stacks a case-day's slices into a volume, takes the voxel coordinates divided by the
 volume's shape and returns the larger of scipy's two ``directed_hausdorff`` distances, divided by sqrt(3)
 so that it lies in [0, 1]. ``directed_hausdorff`` is exact but can take minutes on two large, nearly equal
-voxel sets. The same number comes out of these observations:
+voxel sets. The same number comes out of two observations:
 
 * a point of A that is also in B is at distance 0 from B, so only ``A - B`` matters;
-* the voxel of B nearest to a voxel outside B has a face neighbour outside B: from a voxel whose six
-  neighbours are all in B, one step towards the far voxel stays in B and gets closer. So a block of
-  voxels that is full, with its six neighbouring blocks full too, never holds a nearest voxel;
 * the symmetric distance is the larger of the two directed ones, so only the voxels of either ``A - B``
-  that could be the farthest need their exact distance.
+  that could be the farthest need their exact distance, and only against the voxels of B that could be
+  nearest to them.
 
-No volume is ever drawn: a volume is its sorted runs of voxels along the last axis. Both volumes are cut
-into blocks of a few voxels. A k-d tree over the centres of B's blocks bounds every block of ``A - B``'s
-distance to B within a few voxels (the distance changes by at most the distance moved); only the blocks
-of either direction that can beat the best lower bound are looked at voxel by voxel, against the voxels
-of B in the blocks that can hold their nearest voxel. On the real answers that is one blob of one
-direction against a patch of the other volume: a few thousand voxels, not the ~125,000 voxels of the
-volumes' surfaces.
+No volume is ever drawn: a volume is its sorted runs of voxels along the last axis, cut into blocks of a
+few voxels. The distance to B changes by at most the distance moved, so a k-d tree over the centres of
+B's blocks bounds the distance of every voxel of a block of ``A - B`` to within twice a block's reach.
+Branch and bound on coarse blocks (about 16 voxels across), then on fine ones (about 4), drops the
+blocks of either direction that cannot hold the farthest voxel, and the blocks of B that cannot hold the
+voxel nearest to a block kept; the voxels left are looked up exactly. On the real answers that is a blob
+of one direction against a patch of the other volume, a few thousand voxels, instead of k-d trees over
+the ~125,000 voxels of each volume's surface.
 
 Bit for bit: the exact distances come from a k-d tree over voxel coordinates divided by the shape, as
-before, and a voxel's nearest voxels are always among those it is looked up against. A squared distance
-is a sum of whole multiples of ``1 / shape[i]**2``, so two different ones differ by far more than
-rounding: a voxel or a block left out on a bound (with a relative slack of 1e-9) is farther from the
-answer than any rounding error, and the largest rounded distance is that of the exact farthest voxel.
+in the reference, and every bound carries a relative slack of 1e-9, far above rounding (about 1e-13
+here). So a voxel or block left out is farther from the answer than rounding can move a distance, a
+voxel's tree holds every voxel of B that rounding could make its nearest, and the largest rounded
+distance is the one the dense search finds.
 """
 
 from __future__ import annotations
@@ -151,14 +150,6 @@ class _Grid:
         block_row = (lines // rows // self.side[0]) * self.count[1] + (lines % rows) // self.side[1]
         return np.maximum(starts[run], low), np.minimum(ends[run], low + width), block_row[run] * self.count[2] + column
 
-    def capacity(self) -> np.ndarray:
-        """Voxels in each block (fewer in the last block of an axis that the side does not divide)."""
-        widths = [
-            np.minimum(side, n - side * np.arange(count))
-            for side, n, count in zip(self.side.tolist(), self.shape, self.count.tolist())
-        ]
-        return (widths[0][:, None, None] * widths[1][None, :, None] * widths[2][None, None, :]).ravel()
-
     def centres(self, blocks: np.ndarray) -> np.ndarray:
         """Shape-normalised centres of blocks, one row each."""
         index = np.column_stack(np.unravel_index(blocks, tuple(self.count.tolist())))
@@ -167,11 +158,6 @@ class _Grid:
     def coarser(self) -> _Grid:
         """The grid of blocks of ``_COARSER`` blocks of this one along each axis."""
         return _Grid.of(self.shape, self.side * _COARSER)
-
-    def parents(self, blocks: np.ndarray, coarse: _Grid) -> np.ndarray:
-        """The block of the coarser grid holding each of ``blocks``."""
-        index = np.unravel_index(blocks, tuple(self.count.tolist()))
-        return np.ravel_multi_index(tuple(i // _COARSER for i in index), tuple(coarse.count.tolist()))
 
 
 def _unique(blocks: np.ndarray, size: int) -> np.ndarray:
@@ -191,7 +177,7 @@ def _among(blocks: np.ndarray, chosen: np.ndarray, size: int) -> np.ndarray:
 @dataclass(frozen=True)
 class _Blocks:
     """Runs (each within one line) cut into the blocks of a grid: the pieces, the block of each piece,
-    and the blocks that matter (sorted)."""
+    and the blocks holding a voxel (sorted)."""
 
     starts: np.ndarray
     ends: np.ndarray
@@ -199,26 +185,9 @@ class _Blocks:
     blocks: np.ndarray
 
     @staticmethod
-    def asked(starts: np.ndarray, ends: np.ndarray, grid: _Grid) -> _Blocks:
-        """The runs of ``A - B``: every block holding one of their voxels matters."""
+    def of(starts: np.ndarray, ends: np.ndarray, grid: _Grid) -> _Blocks:
         pieces = grid.pieces(starts, ends)
         return _Blocks(*pieces, _unique(pieces[2], grid.blocks))
-
-    @staticmethod
-    def target(starts: np.ndarray, ends: np.ndarray, grid: _Grid) -> _Blocks:
-        """Runs of B: the blocks that can hold a voxel nearest to one outside B matter. A full block whose
-        six neighbours are full cannot (a block of the grid's border has no neighbour to fill outside)."""
-        pieces = grid.pieces(starts, ends)
-        filled = np.bincount(pieces[2], weights=pieces[1] - pieces[0], minlength=grid.blocks)
-        full = np.pad((filled == grid.capacity()).reshape(tuple(grid.count.tolist())), 1, constant_values=True)
-        inner = full[1:-1, 1:-1, 1:-1].copy()
-        inner &= full[:-2, 1:-1, 1:-1]
-        inner &= full[2:, 1:-1, 1:-1]
-        inner &= full[1:-1, :-2, 1:-1]
-        inner &= full[1:-1, 2:, 1:-1]
-        inner &= full[1:-1, 1:-1, :-2]
-        inner &= full[1:-1, 1:-1, 2:]
-        return _Blocks(*pieces, np.flatnonzero((filled > 0) & ~inner.ravel()))
 
     def within(self, chosen: np.ndarray, grid: _Grid) -> tuple[np.ndarray, np.ndarray]:
         """The pieces in the ``chosen`` blocks."""
@@ -269,7 +238,7 @@ def _symmetric(predicted: Volume, truth: Volume) -> float:
     for a, b in ((predicted, truth), (truth, predicted)):
         starts, ends = _difference(a, b)
         if len(starts):  # else a lies within b: every distance is 0
-            asked, target = _Blocks.asked(starts, ends, coarse), _Blocks.target(b.starts, b.ends, coarse)
+            asked, target = _Blocks.of(starts, ends, coarse), _Blocks.of(b.starts, b.ends, coarse)
             searches.append((asked, target, *_nearest(coarse, asked.blocks, target.blocks)))
     floor = max((float(s[2].max()) - 2 * coarse.reach for s in searches), default=0.0) * (1 - _SLACK)
     best = 0.0
@@ -278,8 +247,8 @@ def _symmetric(predicted: Volume, truth: Volume) -> float:
         if not kept.any():
             continue
         near = _around(coarse, asked.blocks[kept], nearest[kept], target.blocks, tree)
-        asked = _Blocks.asked(*asked.within(asked.blocks[kept], coarse), fine)
-        target = _Blocks.target(*target.within(near, coarse), fine)
+        asked = _Blocks.of(*asked.within(asked.blocks[kept], coarse), fine)
+        target = _Blocks.of(*target.within(near, coarse), fine)
         nearest, tree = _nearest(fine, asked.blocks, target.blocks)
         floor = max(floor, (float(nearest.max()) - 2 * fine.reach) * (1 - _SLACK))
         kept = (nearest + 2 * fine.reach) * (1 + _SLACK) >= max(floor, best)
