@@ -116,6 +116,12 @@ def test_the_parser_reads_what_python_reads_and_refuses_the_rest():
         assert fragment in str(caught.value)
 
 
+def test_the_parser_reads_a_column_of_only_empty_or_blank_cells_as_empty_masks():
+    for cells in ([""], ["", " \t", np.nan], ["\x0c\r"]):
+        runs = parse_column(pd.Series(cells, dtype=object), column="m")
+        assert runs.offsets.tolist() == [0] * (len(cells) + 1) and not len(runs.starts)
+
+
 def test_the_parser_agrees_with_python_on_random_text():
     rng = np.random.default_rng(4)
     cells = []

@@ -35,6 +35,10 @@ RLE_HINT = (
 _MAX_DIGITS = 18  # any such number fits in int64, and so does the sum of two
 _MAX_VALUE = 10**_MAX_DIGITS
 _EMPTY = np.zeros(0, dtype=np.int64)
+_SEPARATOR, _DIGIT, _OTHER = 0, 1, 2
+_BYTE_KIND = np.full(256, _OTHER, dtype=np.uint8)  # what str.split and int make of each ASCII byte
+_BYTE_KIND[[9, 10, 11, 12, 13, 32]] = _SEPARATOR  # the whitespace str.split splits on, in ASCII
+_BYTE_KIND[48:58] = _DIGIT
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -227,24 +231,31 @@ def _tokens(
     line_starts = np.zeros(len(texts), dtype=np.int64)
     np.cumsum(lengths[:-1] + 1, out=line_starts[1:])
 
-    digit = (data - np.uint8(48)) < 10
-    other = ~digit & (data != 32) & ((data - np.uint8(9)) >= 5)
-    if other.any():
-        slow[np.searchsorted(line_starts, np.flatnonzero(other), side="right") - 1] = True
-    head = digit.copy()
-    head[1:] &= ~digit[:-1]
-    tail = digit.copy()
-    tail[:-1] &= ~digit[1:]
-    first, last = np.flatnonzero(head), np.flatnonzero(tail) + 1
-    del head, tail, digit, other
+    kind = _BYTE_KIND[data]
+    if len(kind) and kind.max() == _OTHER:
+        slow[np.searchsorted(line_starts, np.flatnonzero(kind == _OTHER), side="right") - 1] = True
+    # A number starts where a digit follows a non-digit and ends where a non-digit follows a digit: the
+    # changes alternate, so one pass finds both.
+    digit = np.zeros(len(data) + 2, dtype=np.int8)
+    digit[1:-1] = kind == _DIGIT
+    change = np.flatnonzero(digit[1:] != digit[:-1])
+    first, last = change[0::2], change[1::2]
+    del kind, digit, change
     size = last - first
-    line = np.searchsorted(line_starts, first, side="right") - 1
+    # the numbers of each line (in file order) come after its start
+    per_line = np.diff(np.searchsorted(first, line_starts), append=len(first))
+    line = np.repeat(np.arange(len(texts)), per_line)
     if len(size) and size.max() > _MAX_DIGITS:
         slow[line[size > _MAX_DIGITS]] = True
+    values = data - np.uint8(48)  # each digit's value (other bytes are never read)
     number = np.zeros(len(first), dtype=np.int64)
-    for k in range(int(size.max()) if len(size) else 0):
-        active = np.flatnonzero(size > k)
-        number[active] = number[active] * 10 + (data[first[active] + k] - 48)
+    for digits in range(1, min(int(size.max()), _MAX_DIGITS) + 1 if len(size) else 1):
+        group = np.flatnonzero(size == digits)  # Horner's rule on the numbers of this many digits at once
+        start = first[group]
+        value = values[start].astype(np.int64)
+        for k in range(1, digits):
+            value = value * 10 + values[start + k]
+        number[group] = value
     if not slow.any():
         return rows[line], number
     keep = ~slow[line]
