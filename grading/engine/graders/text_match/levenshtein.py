@@ -30,7 +30,8 @@ _BATCH = 4096  # pairs per bit-parallel pass: large enough to amortise NumPy cal
 _SCAN_ROWS = 1 << 15  # pairs per block when comparing prefixes and suffixes
 _DECODE_ROWS = 1 << 16  # rows of non-ASCII text decoded at a time
 _WIDEST_WORDS = 8  # 8-byte words compared per pair and pass, at most, when skipping common prefixes
-_PAD = 8 * _WIDEST_WORDS  # zero bytes around byte strings, for words read past either end
+_PAD = 8 * _WIDEST_WORDS  # zero symbols around the items compared word-wise, for words read past either end
+_WORDWISE = (np.dtype(np.uint8), np.dtype(np.uint16))  # symbol types compared 8 bytes at a time
 _ONE = np.uint64(1)
 _TOP = np.uint64(63)
 _ALL = np.uint64((1 << 64) - 1)
@@ -97,6 +98,9 @@ def _starts(lens: np.ndarray) -> np.ndarray:
 def _code_points(text: str) -> np.ndarray:
     if text.isascii():
         return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    units = text.encode("utf-16-le", "surrogatepass")
+    if len(units) == 2 * len(text):  # no astral character: UTF-16 units are the code points (a third of the time)
+        return np.frombuffer(units, dtype=np.uint16)
     return _narrow(np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32))
 
 
@@ -146,8 +150,8 @@ def distances(
     sb, lb = (b.starts, b.lens) if b_rows is None else (b.starts[b_rows], b.lens[b_rows])
     if len(sa) != len(sb):
         raise ValueError("distances needs as many pairs on both sides")
-    if a.codes.dtype == np.uint8 and b.codes.dtype == np.uint8:
-        return _byte_distances(a.codes, sa, la, b.codes, sb, lb)
+    if a.codes.dtype in _WORDWISE and b.codes.dtype in _WORDWISE:
+        return _wordwise_distances(a.codes, sa, la, b.codes, sb, lb)
     codes_a, codes_b = a.codes, b.codes
     shortest = np.minimum(la, lb)
     prefix = _common_run(codes_a, sa, codes_b, sb, shortest, from_end=False, lens=(la, lb))
@@ -165,27 +169,34 @@ def distances(
     return out
 
 
-def _byte_distances(
+def _wordwise_distances(
     codes_a: np.ndarray, sa: np.ndarray, la: np.ndarray, codes_b: np.ndarray, sb: np.ndarray, lb: np.ndarray
 ) -> np.ndarray:
-    """:func:`distances` of byte strings (ASCII text). Both sides go end to end into one array, with ``_PAD``
-    zero bytes before and ``_PAD`` plus the longest item after, made once: common prefixes and suffixes are
-    compared 8 bytes at a time through unaligned uint64 words over it, and the bit-parallel pass reads its
-    bytes as they are (each batch renumbers the few symbols it sees), instead of renumbering whole columns."""
+    """:func:`distances` of bytes (ASCII text) or 16-bit code points (other text outside the astral planes).
+    Both sides go end to end into one array of the wider type, with ``_PAD`` zero symbols before and
+    ``_PAD`` plus the longest item after, made once: common prefixes and suffixes are compared 8 bytes (8 or
+    4 symbols) at a time through unaligned uint64 words over it, and the bit-parallel pass reads its symbols
+    as they are (each batch renumbers the few symbols it sees), instead of renumbering whole columns."""
+    dtype = np.dtype(np.uint16 if np.uint16 in (codes_a.dtype, codes_b.dtype) else np.uint8).newbyteorder("<")
     longest = int(max(la.max(initial=0), lb.max(initial=0)))
-    codes = np.zeros(_PAD + len(codes_a) + len(codes_b) + _PAD + longest, dtype=np.uint8)
+    codes = np.zeros(_PAD + len(codes_a) + len(codes_b) + _PAD + longest, dtype=dtype)
     codes[_PAD : _PAD + len(codes_a)] = codes_a
     codes[_PAD + len(codes_a) : _PAD + len(codes_a) + len(codes_b)] = codes_b
     sa, sb = sa + _PAD, sb + _PAD + len(codes_a)
-    words = np.ndarray(shape=(len(codes) - 7,), dtype="<u8", buffer=codes, strides=(1,))
+    size = dtype.itemsize
+    per_word = 8 // size
+    words = np.ndarray(shape=(len(codes) - per_word + 1,), dtype="<u8", buffer=codes, strides=(size,))
     shortest = np.minimum(la, lb)
-    prefix = _common_run_words(words, sa, sb, shortest, from_end=False)
-    suffix = _common_run_words(words, sa + la - 8, sb + lb - 8, shortest - prefix, from_end=True)
+    prefix = _common_run_words(words, sa, sb, shortest, from_end=False, size=size)
+    suffix = _common_run_words(
+        words, sa + la - per_word, sb + lb - per_word, shortest - prefix, from_end=True, size=size
+    )
     ma, mb = la - prefix - suffix, lb - prefix - suffix
     out = np.maximum(ma, mb)  # right when one side is empty
     hard = np.flatnonzero((ma > 0) & (mb > 0))
     if len(hard):
-        out[hard] = _middles(codes, sa[hard] + prefix[hard], ma[hard], sb[hard] + prefix[hard], mb[hard], 256)
+        alphabet = 1 << (8 * size)  # at least 256: each batch renumbers its symbols
+        out[hard] = _middles(codes, sa[hard] + prefix[hard], ma[hard], sb[hard] + prefix[hard], mb[hard], alphabet)
     return out
 
 
@@ -205,26 +216,28 @@ def _middles(
 
 
 def _common_run_words(
-    words: np.ndarray, at_a: np.ndarray, at_b: np.ndarray, limit: np.ndarray, *, from_end: bool
+    words: np.ndarray, at_a: np.ndarray, at_b: np.ndarray, limit: np.ndarray, *, from_end: bool, size: int
 ) -> np.ndarray:
-    """Length of the common prefix (or, with ``from_end``, suffix) of each pair of byte strings, at most
-    ``limit``. ``words[i]`` holds bytes i..i+7 (little-endian); a prefix is read from the words at ``at_*``
-    on, a suffix from the words at ``at_*`` (the one that ends with the item's last byte) back."""
+    """Length of the common prefix (or, with ``from_end``, suffix) of each pair of sequences of ``size``-byte
+    symbols, at most ``limit``. ``words[i]`` holds symbols i..i+8/size-1 (little-endian); a prefix is read
+    from the words at ``at_*`` on, a suffix from the words at ``at_*`` (the one that ends with the item's last
+    symbol) back."""
     run = np.zeros(len(at_a), dtype=np.int64)
     for first in range(0, len(at_a), _SCAN_ROWS):  # in blocks, to keep the index matrices small
         rows = slice(first, first + _SCAN_ROWS)
-        run[rows] = _common_run_words_block(words, at_a[rows], at_b[rows], limit[rows], from_end)
+        run[rows] = _common_run_words_block(words, at_a[rows], at_b[rows], limit[rows], from_end, size)
     return run
 
 
 def _common_run_words_block(
-    words: np.ndarray, at_a: np.ndarray, at_b: np.ndarray, limit: np.ndarray, from_end: bool
+    words: np.ndarray, at_a: np.ndarray, at_b: np.ndarray, limit: np.ndarray, from_end: bool, size: int
 ) -> np.ndarray:
     run = np.zeros(len(at_a), dtype=np.int64)
+    per_word = 8 // size
     active = np.flatnonzero(limit > 0)
     done, width = 0, 2
     while len(active):
-        steps = done + 8 * np.arange(width)
+        steps = done + per_word * np.arange(width)
         offsets = -steps if from_end else steps
         differ = words[at_a[active, None] + offsets] ^ words[at_b[active, None] + offsets]
         same = differ == 0
@@ -232,8 +245,8 @@ def _common_run_words_block(
         first = np.argmin(same, axis=1)
         first_differ = differ[np.arange(len(active)), first]
         equal_bytes = _leading_zero_bytes(first_differ) if from_end else _trailing_zero_bytes(first_differ)
-        run[active] += np.where(whole, 8 * width, 8 * first + equal_bytes)
-        done += 8 * width
+        run[active] += np.where(whole, per_word * width, per_word * first + equal_bytes // size)
+        done += per_word * width
         active = active[whole & (done < limit[active])]
         width = min(width * 2, _WIDEST_WORDS)
     np.minimum(run, limit, out=run)
