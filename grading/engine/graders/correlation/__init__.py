@@ -52,7 +52,7 @@ from grading.engine.graders._validation import (
     show,
     submission_ids,
 )
-from grading.engine.graders.correlation.kendall import kendall_tau_of_orders, text_cells
+from grading.engine.graders.correlation.kendall import arrow_kendall_tau, kendall_tau_of_orders, text_cells
 from grading.engine.graders.ids import Pairing, pair_by_sorted_ids, pair_by_sorted_position
 from grading.engine.registry import register
 
@@ -66,6 +66,9 @@ def grade_kendall_tau(submission: pd.DataFrame, answers: pd.DataFrame, *, id_col
     n = len(answers)
     sub_rows = np.arange(n) if pairing.sub_rows is None else pairing.sub_rows
     ans_rows = np.arange(n) if pairing.ans_rows is None else pairing.ans_rows
+    fast = arrow_kendall_tau(submission[order_column], answers[order_column], sub_rows, ans_rows)
+    if fast is not None:
+        return fast
     predicted = text_cells(submission[order_column])
     truth = text_cells(answers[order_column])
     return kendall_tau_of_orders(
