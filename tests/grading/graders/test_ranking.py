@@ -289,6 +289,26 @@ def test_f1_reads_a_numeric_label_column_as_text():
     assert grade(IMET, submission, answers) == pytest.approx(2 * 2 / (2 + 3))
 
 
+def test_whitespace_split_cuts_plain_ascii_text_where_the_unicode_splitter_does():
+    """The ASCII splitter is taken for plain ASCII text only; the tokens are those of Arrow's Unicode one."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from grading.engine.graders.ranking.tokens import split_cells
+
+    odd = [chr(c) for c in range(128)] + ["\u00a0", "\u2003", "\u3000", "é"]
+    cells = [f"a{c}b{c}{c}c {c}" for c in odd] + ["", " ", "x", "  y  z\t"]
+    for group in [cells[:28], cells[:32], cells[32:], cells, [cells[60]]]:
+        array = pa.array(group, type=pa.large_string())
+        lists = pc.utf8_split_whitespace(array).to_pylist()
+        expected = [[piece for piece in pieces if piece] for pieces in lists]
+        tokens = split_cells(array, split="whitespace")
+        got = [[] for _ in group]
+        for row, piece in zip(tokens.rows.tolist(), tokens.values.to_pylist()):
+            got[row].append(piece)
+        assert got == expected
+
+
 def test_f1_with_no_labels_at_all_scores_zero():
     answers = csv_frame("image,labels\na.jpg,scab\n")
     assert grade(PLANT, csv_frame("image,labels\na.jpg,\n"), answers) == 0.0

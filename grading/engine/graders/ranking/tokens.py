@@ -52,7 +52,9 @@ def split_cells(cells: pa.Array, *, split: str, limit: int | None = None) -> Tok
     if split == "space":
         lists = pc.split_pattern(cells, pattern=" ", max_splits=limit)
     elif split == "whitespace":
-        lists = pc.utf8_split_whitespace(cells)
+        # Where no byte is outside ASCII or one of \x1c..\x1f (whitespace to the Unicode splitter only), the
+        # ASCII splitter cuts at the same places, in a third of the time.
+        lists = pc.ascii_split_whitespace(cells) if _plain_ascii(cells) else pc.utf8_split_whitespace(cells)
     else:
         raise TypeError(f"split must be one of {SPLITS}, not {split!r}")
     offsets = lists.offsets.to_numpy().astype(np.int64)
@@ -71,6 +73,20 @@ def split_cells(cells: pa.Array, *, split: str, limit: int | None = None) -> Tok
         if split == "whitespace":  # renumber places after dropping empty pieces
             position = _renumber(rows)
     return Tokens(rows=rows, position=position, values=values)
+
+
+def _plain_ascii(cells: pa.Array) -> bool:
+    """No byte of the cells' text is beyond ASCII or among \x1c..\x1f."""
+    if cells.type != pa.large_string():
+        return False
+    if len(cells) == 0:
+        return True
+    offsets = np.frombuffer(cells.buffers()[1], dtype=np.int64, count=len(cells) + 1, offset=cells.offset * 8)
+    first, last = int(offsets[0]), int(offsets[-1])
+    if last == first:
+        return True
+    text = np.frombuffer(cells.buffers()[2], dtype=np.uint8, count=last)[first:].tobytes()
+    return text.isascii() and not any(byte in text for byte in (b"\x1c", b"\x1d", b"\x1e", b"\x1f"))
 
 
 def _renumber(rows: np.ndarray) -> np.ndarray:
