@@ -25,10 +25,12 @@ scores it NaN, a valid score).
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 import warnings
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -203,9 +205,22 @@ def load_answers(path: Path) -> pd.DataFrame | list[dict[str, Any]]:
     if suffix == ".csv":
         return read_answers(path)
     if suffix == ".jsonl":
-        with path.open(encoding="utf-8") as f:
+        with path.open(encoding="utf-8") as f, collection_paused():
             return [json.loads(line) for line in f if line.strip()]
     raise ValueError(f"answers file {path} has unsupported suffix {path.suffix!r}; expected .csv or .jsonl")
+
+
+@contextmanager
+def collection_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector held off while many acyclic objects are built (parsed JSON
+    records): each collection on the way would walk every object built so far, with nothing to free."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
