@@ -89,10 +89,44 @@ def _tolerance(truth: np.ndarray, scale: float, step: float) -> np.ndarray:
         return np.maximum(np.maximum(REL_TOLERANCE * np.abs(truth), SCALE_TOLERANCE * scale), step)
 
 
-def _close(predicted: np.ndarray, truth: np.ndarray, tolerance: np.ndarray, both_missing: np.ndarray) -> np.ndarray:
-    """Cells within their answer's tolerance; a cell missing on both sides agrees."""
+def _close_into(
+    out: np.ndarray,
+    predicted: np.ndarray,
+    truth: np.ndarray,
+    tolerance: np.ndarray,
+    predicted_missing: np.ndarray,
+    truth_missing: np.ndarray,
+) -> None:
+    """Into out: cells within their answer's tolerance; a cell missing on both sides agrees (in place: these
+    columns run to millions of rows, and each temporary array costs a pass and its page faults)."""
     with np.errstate(invalid="ignore"):
-        return (np.abs(predicted - truth) <= tolerance) | both_missing
+        distance = np.subtract(predicted, truth)
+        np.abs(distance, out=distance)
+        np.less_equal(distance, tolerance, out=out)
+    out |= predicted_missing & truth_missing
+
+
+def _close_to_rolled(
+    predicted: np.ndarray,
+    truth: np.ndarray,
+    tolerance: np.ndarray,
+    predicted_missing: np.ndarray,
+    truth_missing: np.ndarray,
+    shift: int,
+) -> np.ndarray:
+    """The same against the answers rolled by shift (row i against answer (i - shift) mod n), in two slices
+    instead of rolled copies."""
+    rows = len(predicted)
+    out = np.empty(rows, dtype=bool)
+    if not shift:
+        _close_into(out, predicted, truth, tolerance, predicted_missing, truth_missing)
+        return out
+    cut = rows - shift
+    head = slice(0, shift)
+    _close_into(out[head], predicted[head], truth[cut:], tolerance[cut:], predicted_missing[head], truth_missing[cut:])
+    tail = slice(shift, rows)
+    _close_into(out[tail], predicted[tail], truth[:cut], tolerance[:cut], predicted_missing[tail], truth_missing[:cut])
+    return out
 
 
 def _same_ids(theirs: pd.Series, answers: pd.Series) -> bool:
@@ -127,13 +161,6 @@ def _chunked(values: pa.Array | pa.ChunkedArray) -> pa.ChunkedArray:
     return values if isinstance(values, pa.ChunkedArray) else pa.chunked_array([values])
 
 
-def _rolled(values: np.ndarray, shift: int) -> np.ndarray:
-    """values[np.roll(np.arange(n), shift)] without the index array: each row takes the one `shift` before it."""
-    if not shift:
-        return values.copy()
-    return np.concatenate([values[-shift:], values[:-shift]])
-
-
 def measure(submission: pd.DataFrame, answers: Any, *, id_column: str = "") -> dict[str, Any]:
     """The agreement of a parsed submission with the parsed answers (see the module's docstring)."""
     if not isinstance(answers, pd.DataFrame):
@@ -159,7 +186,7 @@ def measure(submission: pd.DataFrame, answers: Any, *, id_column: str = "") -> d
         answer_keys, submission_keys = _keys(answers[id_answers]), _keys(submission[by_name[wanted]])
         in_order = rows == theirs_rows and pc.all(pc.equal(answer_keys, submission_keys)).as_py() is not False
     if in_order:
-        position = np.arange(rows)  # the same ids in the same order: row by row, no hashing
+        position = None  # the same ids in the same order: row by row, no hashing
     else:
         codes = pc.dictionary_encode(pa.concat_arrays([answer_keys, submission_keys])).indices
         codes = codes.to_numpy(zero_copy_only=False)
@@ -169,10 +196,9 @@ def measure(submission: pd.DataFrame, answers: Any, *, id_column: str = "") -> d
         row_of = np.full(int(codes.max(initial=-1)) + 1, -1, dtype=np.int64)
         row_of[submission_codes[::-1]] = np.arange(theirs_rows - 1, -1, -1)  # the first occurrence, written last
         position = row_of[answer_codes]
-    matched = position >= 0
-    take = np.where(matched, position, 0)
-    shift = rows // 2 if rows > 1 else 0
-    roll = np.roll(np.arange(rows), shift)  # another row's answer, for chance
+    matched = np.ones(rows, dtype=bool) if position is None else position >= 0
+    take = None if position is None else np.where(matched, position, 0)  # None: each row is its own
+    shift = rows // 2 if rows > 1 else 0  # another row's answer, for chance: row i against answer i - shift
 
     agree = matched.copy()
     exact = matched.copy()
@@ -183,7 +209,7 @@ def measure(submission: pd.DataFrame, answers: Any, *, id_column: str = "") -> d
         truth = answers[column]
         if pd.api.types.is_numeric_dtype(truth) and not pd.api.types.is_bool_dtype(truth):
             predicted = pd.to_numeric(theirs, errors="coerce").to_numpy(dtype=float)
-            if not in_order:
+            if take is not None:
                 predicted = predicted[take]
             truth_values = truth.to_numpy(dtype=float)
             finite = truth_values[np.isfinite(truth_values)]
@@ -191,20 +217,17 @@ def measure(submission: pd.DataFrame, answers: Any, *, id_column: str = "") -> d
             # Each answer's tolerance and missing mark, worked out once and moved along with it for the chance.
             tolerance = _tolerance(truth_values, scale, rounding_step(predicted))
             predicted_missing, truth_missing = np.isnan(predicted), np.isnan(truth_values)
-            both_missing = predicted_missing & truth_missing
-            close = _close(predicted, truth_values, tolerance, both_missing)
-            same = (predicted == truth_values) | both_missing
-            chance = _close(
-                predicted,
-                _rolled(truth_values, shift),
-                _rolled(tolerance, shift),
-                predicted_missing & _rolled(truth_missing, shift),
-            )
+            close = np.empty(rows, dtype=bool)
+            _close_into(close, predicted, truth_values, tolerance, predicted_missing, truth_missing)
+            same = predicted == truth_values
+            same |= predicted_missing & truth_missing
+            chance = _close_to_rolled(predicted, truth_values, tolerance, predicted_missing, truth_missing, shift)
             kinds["numbers"] += 1
         else:
-            predicted_text = pc.take(_text(theirs), pa.array(take))
+            predicted_text = _text(theirs) if take is None else pc.take(_text(theirs), pa.array(take))
             truth_text = _text(truth)
             close = same = _same(predicted_text, truth_text)
+            roll = np.roll(np.arange(rows), shift)
             chance = _same(predicted_text, pc.take(truth_text, pa.array(roll)))
             kinds["text"] += 1
         agree &= close

@@ -104,10 +104,20 @@ def test_the_shortcut_declines_ids_that_only_compare_equal():
         assert _same_ids(theirs["id"], answers["id"]), name
 
 
-def test_rolled_is_the_rolled_index():
-    from grading.engine.agreement import _rolled
+def test_closeness_to_the_rolled_answers_is_closeness_to_the_rolled_copy():
+    from grading.engine.agreement import _close_to_rolled, _tolerance
 
-    for n in (0, 1, 2, 7, 10):
-        values = np.arange(n, dtype=float) * 1.5
+    rng = np.random.default_rng(5)
+    for n in (0, 1, 2, 7, 10, 101):
+        truth = rng.normal(size=n).round(1)
+        predicted = truth[rng.permutation(n)] + rng.normal(scale=0.01, size=n)
+        truth[::4], predicted[::3] = np.nan, np.nan
+        tolerance = _tolerance(truth, 1.0, 0.0)
         shift = n // 2 if n > 1 else 0
-        assert np.array_equal(_rolled(values, shift), values[np.roll(np.arange(n), shift)])
+        roll = np.roll(np.arange(n), shift)
+        with np.errstate(invalid="ignore"):
+            expected = (np.abs(predicted - truth[roll]) <= tolerance[roll]) | (
+                np.isnan(predicted) & np.isnan(truth[roll])
+            )
+        got = _close_to_rolled(predicted, truth, tolerance, np.isnan(predicted), np.isnan(truth), shift)
+        assert np.array_equal(got, expected)
