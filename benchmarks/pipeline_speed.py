@@ -1,20 +1,30 @@
 """Upload-to-result speed of the re-grading pipeline, with one and with two Celery worker processes.
 
     .venv/bin/python benchmarks/pipeline_speed.py [--splits low split75] [--workers 1 2] [--skip-big-upload]
+                                                  [--setup separate|default]
 
 Needs PostgreSQL (127.0.0.1:5432) and Redis (127.0.0.1:6379), as scripts/test starts them. For each split
 (default: Lite, 22 competitions, then split75, all 75) it uses the full-size synthetic packs of
 benchmarks/grading_speed.py (written once under benchmarks/out/), makes a 3-seed bundle of a simulated agent
 at the real answer sizes (22 × 3 or 75 × 3 runs), and for each worker count: starts a fresh database,
 gunicorn (one process) and N worker processes (concurrency 1 each), uploads the bundle with
-client/mleportal.py, and waits for the final status. It prints the wall time from the start of the upload
+client/mleportal.py, and waits for the final status. With --setup default it runs scripts/run's one-machine
+setup instead: SQLite, the filesystem broker, one worker with --concurrency 2 (prefork) and beat inside it
+(--workers is then ignored). It prints the wall time from the start of the upload
 to the result, runs per second, and the peak RSS of the web process and of the busiest worker (its prefork
 children included), and the grading phase alone: from the first run a worker claimed to the last run graded,
 the part that more workers share (upload, unpacking and the final checks are done once). Then it streams a 2 GB
 bundle to the web process and prints that process's peak RSS.
 First it measures this machine's ceiling: how much more grading two processes do at once than one, without
 Celery or a database, the most two workers can gain. With BENCH_KEEP_LOGS=DIR the web and worker logs of each
-portal are copied there before it is removed.
+portal are copied there before it is removed. BENCH_DB_PREFIX (default portal_bench) and BENCH_REDIS_DB
+(default 14) name the PostgreSQL databases and the Redis database it uses (each is emptied first).
+
+For each bundle it also prints where the time went, from the portal's own timestamps (runs' queued, claimed
+and graded times, the submission's status changes in the worker logs, Celery's task times) and the CPU
+seconds of the web and worker processes: the upload request (streaming, unpacking, validation, hashing),
+the wait before the first run is claimed, grading (the sum over runs and the slowest competitions), the time
+workers sat idle between runs, the checks, the client's polling delay and the board refresh after the result.
 """
 
 from __future__ import annotations
@@ -22,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -31,6 +42,7 @@ import tempfile
 import time
 import urllib.request
 import zipfile
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,6 +69,48 @@ def peak_mb(pid: int) -> float:
     return best
 
 
+_TIMELINE = """
+import json
+from grading.models import Run, Submission
+sub = Submission.objects.order_by("-pk").first()
+runs = [
+    {"competition": slug, "seed": seed, "queued": q.timestamp(), "claimed": c.timestamp(), "graded": g.timestamp(),
+     "worker": worker, "bytes": 0}
+    for slug, seed, q, c, g, worker in Run.objects.filter(submission=sub).values_list(
+        "competition__slug", "seed", "queued_at", "claimed_at", "graded_at", "worker")
+    if c is not None and g is not None and q is not None
+]
+print(json.dumps({"created": sub.created_at.timestamp(), "changed": sub.status_changed_at.timestamp(),
+                  "status": sub.status, "runs": runs}))
+"""
+_STATUS_LINE = re.compile(r"^(?P<at>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) INFO \S+: submission \d+ -> (?P<status>\w+)")
+# Celery's own format ("[time: INFO/process] Task ...") or the portal's ("time INFO celery.app.trace: Task ...").
+_TASK_LINE = re.compile(
+    r"^\[?(?P<at>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})[^\]]*?(?:\]| INFO celery\.app\.trace:) "
+    r"Task (?P<task>[\w.]+)\[[^\]]+\] succeeded in (?P<seconds>[\d.e-]+)s"
+)
+
+
+def _log_time(stamp: str) -> float:
+    return datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S,%f").timestamp()
+
+
+def cpu_of(pid: int) -> float:
+    """utime + stime of a process and its live descendants, plus what its reaped children used."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, stack = 0.0, [pid]
+    while stack:
+        current = stack.pop()
+        try:
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(v) for v in fields[11:15]) / tick  # utime, stime, cutime, cstime
+            for task in Path(f"/proc/{current}/task").iterdir():
+                stack += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -64,37 +118,44 @@ def free_port() -> int:
 
 
 class Portal:
-    """A fresh database and data folder, gunicorn and N worker processes."""
+    """A fresh database and data folder, gunicorn and N worker processes (or scripts/run's single worker)."""
 
-    def __init__(self, *, workers: int, label: str, packs: Path):
+    def __init__(self, *, workers: int, label: str, packs: Path, setup: str = "separate"):
+        self.setup = setup
         self.data = Path(tempfile.mkdtemp(prefix=f"portal-bench-{label}-"))
-        db = f"portal_bench_{label}"
-        subprocess.run(
-            [
-                "psql",
-                "-h",
-                "127.0.0.1",
-                "-U",
-                "postgres",
-                "-q",
-                "-c",
-                f"DROP DATABASE IF EXISTS {db}",
-                "-c",
-                f"CREATE DATABASE {db}",
-            ],
-            check=True,
-            capture_output=True,
-        )
-        subprocess.run(["redis-cli", "-n", "14", "flushdb"], check=True, capture_output=True)
         self.env = {
             **os.environ,
-            "DATABASE_URL": f"postgresql://postgres@127.0.0.1:5432/{db}",
-            "REDIS_URL": "redis://127.0.0.1:6379/14",
             "PORTAL_DATA_DIR": str(self.data),
             "DEBUG": "true",
             "SUBMISSION_DAILY_QUOTA": "100",
-            "LOG_LEVEL": "WARNING",
+            # INFO: the submission's status changes and Celery's task times are read back from the logs.
+            "LOG_LEVEL": "INFO",
         }
+        if setup == "default":
+            for name in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL"):
+                self.env.pop(name, None)
+        else:
+            db = f"{os.environ.get('BENCH_DB_PREFIX', 'portal_bench')}_{label}"
+            redis_db = os.environ.get("BENCH_REDIS_DB", "14")
+            subprocess.run(
+                [
+                    "psql",
+                    "-h",
+                    "127.0.0.1",
+                    "-U",
+                    "postgres",
+                    "-q",
+                    "-c",
+                    f"DROP DATABASE IF EXISTS {db}",
+                    "-c",
+                    f"CREATE DATABASE {db}",
+                ],
+                check=True,
+                capture_output=True,
+            )
+            subprocess.run(["redis-cli", "-n", redis_db, "flushdb"], check=True, capture_output=True)
+            self.env["DATABASE_URL"] = f"postgresql://postgres@127.0.0.1:5432/{db}"
+            self.env["REDIS_URL"] = f"redis://127.0.0.1:6379/{redis_db}"
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.processes: list[subprocess.Popen] = []
@@ -116,27 +177,47 @@ class Portal:
                 "600",
             ]
         )
-        self.workers = [
-            self.spawn(
-                [
-                    str(BIN / "celery"),
-                    "-A",
-                    "portal",
-                    "worker",
-                    "-Q",
-                    "default,grading",
-                    "-c",
-                    "1",
-                    "-n",
-                    f"bench{i}@%h",
-                    "--without-gossip",
-                    "--without-mingle",
-                    "--loglevel",
-                    "INFO",
-                ]
-            )
-            for i in range(workers)
-        ]
+        quiet = ["--without-gossip", "--without-mingle", "--loglevel", "INFO"]
+        if setup == "default":
+            # scripts/run's grading worker: one Celery process, two prefork children, beat inside.
+            self.workers = [
+                self.spawn(
+                    [
+                        str(BIN / "celery"),
+                        "-A",
+                        "portal",
+                        "worker",
+                        "-B",
+                        "-Q",
+                        "default,grading",
+                        "--concurrency",
+                        "2",
+                        "--without-heartbeat",
+                        "-s",
+                        str(self.data / "celerybeat-schedule"),
+                        *quiet,
+                    ]
+                )
+            ]
+        else:
+            self.workers = [
+                self.spawn(
+                    [
+                        str(BIN / "celery"),
+                        "-A",
+                        "portal",
+                        "worker",
+                        "-Q",
+                        "default,grading",
+                        "-c",
+                        "1",
+                        "-n",
+                        f"bench{i}@%h",
+                        *quiet,
+                    ]
+                )
+                for i in range(workers)
+            ]
         self.wait_healthy()
 
     def manage(self, *args: str) -> str:
@@ -167,27 +248,31 @@ class Portal:
         logs = sorted(self.data.glob("celery-*.log"))
         return [log.read_text().count("grading.tasks.grade_run") // 2 for log in logs]
 
+    def timeline(self) -> dict:
+        """The runs' and the submission's timestamps, as the portal recorded them (epoch seconds)."""
+        out = self.manage("shell", "-c", _TIMELINE)
+        return json.loads(out.strip().splitlines()[-1])
+
     def grading_phase(self) -> float:
         """Seconds from the first run claimed by a worker to the last run graded (the parallel part)."""
-        db = self.env["DATABASE_URL"].rsplit("/", 1)[1]
-        out = subprocess.run(
-            [
-                "psql",
-                "-h",
-                "127.0.0.1",
-                "-U",
-                "postgres",
-                "-d",
-                db,
-                "-At",
-                "-c",
-                "SELECT EXTRACT(EPOCH FROM max(graded_at) - min(claimed_at)) FROM grading_run",
-            ],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-        return float(out or "nan")
+        runs = self.timeline()["runs"]
+        return max(r["graded"] for r in runs) - min(r["claimed"] for r in runs) if runs else float("nan")
+
+    def log_events(self) -> tuple[list[tuple[float, str]], list[tuple[float, str, float]]]:
+        """(time, status) of the submission's status changes and (end time, task, seconds) of Celery's tasks,
+        from the web and worker logs."""
+        statuses, tasks = [], []
+        for log in sorted(self.data.glob("*.log")):
+            for line in log.read_text(errors="replace").splitlines():
+                if (found := _STATUS_LINE.search(line)) is not None:
+                    statuses.append((_log_time(found["at"]), found["status"]))
+                elif (found := _TASK_LINE.search(line)) is not None:
+                    tasks.append((_log_time(found["at"]), found["task"], float(found["seconds"])))
+        return sorted(statuses), sorted(tasks)
+
+    def cpu_seconds(self) -> tuple[float, float]:
+        """CPU seconds (user + system) used so far by the web process and by the workers, children included."""
+        return cpu_of(self.web.pid), sum(cpu_of(w.pid) for w in self.workers)
 
     def web_peak(self) -> float:
         return peak_mb(self.web.pid)
@@ -322,28 +407,112 @@ def machine_ceiling(split: str = "low", repeats: int = 3) -> None:
     )
 
 
-def measure_split(split: str, worker_counts: list[int]) -> None:
+def wait_refresh(portal: Portal, *, timeout: float = 120.0) -> None:
+    """Until a worker has logged the board refresh that follows a published submission."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if any(task == "leaderboard.tasks.refresh_board" for _, task, _ in portal.log_events()[1]):
+            return
+        time.sleep(0.2)
+
+
+def breakdown(
+    portal: Portal, *, start: float, uploaded: float, seen: float, slots: int, cpu: tuple[float, float]
+) -> None:
+    """Where the time from the start of the upload to the result went, and the board refresh after it."""
+    timeline = portal.timeline()
+    statuses, tasks = portal.log_events()
+    runs = timeline["runs"]
+
+    def at(status: str) -> float:
+        return next((t for t, s in statuses if s == status), float("nan"))
+
+    def rel(t: float) -> str:
+        return f"+{t - start:.2f}"
+
+    final = timeline["changed"]
+    first_claim = min(r["claimed"] for r in runs)
+    last_graded = max(r["graded"] for r in runs)
+    span = last_graded - first_claim
+    per_run = [r["graded"] - r["claimed"] for r in runs]
+    graded_sum = sum(per_run)
+    waits = [r["claimed"] - r["queued"] for r in runs]
+    task_time = {name: sum(s for _, t, s in tasks if t == name) for name in {t for _, t, _ in tasks}}
+    by_comp: dict[str, float] = {}
+    for r, took in zip(runs, per_run):
+        by_comp[r["competition"]] = by_comp.get(r["competition"], 0.0) + took
+    slowest = sorted(by_comp.items(), key=lambda item: -item[1])[:5]
+    refresh = [(end, took) for end, t, took in tasks if t == "leaderboard.tasks.refresh_board"]
+    print(f"    where the time went (seconds from the start of the upload; {slots} grading process(es)):")
+    print(
+        f"      upload request (client start, streaming, unpacking, validation, rows): {uploaded - start:.2f} "
+        f"(submission row {rel(timeline['created'])}, response {rel(uploaded)})"
+    )
+    print(
+        f"      validate step: 'validating' {rel(at('validating'))}, 'grading' {rel(at('grading'))}; "
+        f"first run queued {rel(min(r['queued'] for r in runs))}, first claimed {rel(first_claim)}"
+    )
+    print(
+        f"      grading phase {span:.2f} (first claim {rel(first_claim)} -> last graded {rel(last_graded)}): "
+        f"{len(runs)} runs, claimed->graded sum {graded_sum:.2f} (mean {graded_sum / len(runs):.3f}, "
+        f"max {max(per_run):.2f}), grade_run tasks {task_time.get('grading.tasks.grade_run', 0.0):.2f} in all; "
+        f"idle grading-process time {max(0.0, slots * span - graded_sum):.2f} of {slots * span:.2f}; "
+        f"queue wait queued->claimed mean {sum(waits) / len(waits):.2f}"
+    )
+    print("      slowest competitions (all seeds): " + ", ".join(f"{c} {t:.2f}" for c, t in slowest))
+    print(
+        f"      checks: 'checking' {rel(at('checking'))} -> '{timeline['status']}' {rel(final)} "
+        f"({final - at('checking'):.2f}; finish_submission task "
+        f"{task_time.get('grading.tasks.finish_submission', 0.0):.2f}"
+        f"; last graded -> final {final - last_graded:.2f})"
+    )
+    print(f"      client saw the result {rel(seen)} (polling delay {seen - final:.2f})")
+    if refresh:
+        print(
+            f"      board refresh after the result: task {refresh[0][1]:.2f}, done {rel(refresh[0][0])} "
+            f"({refresh[0][0] - final:.2f} after the final status)"
+        )
+    print(f"      CPU seconds until the result: web {cpu[0]:.2f}, workers {cpu[1]:.2f}")
+
+
+def measure_split(split: str, worker_counts: list[int], *, setup: str = "separate") -> None:
     packs, bundle = split_bundle(split)
     competitions = len(json.loads((packs / "index.json").read_text())["competitions"])
     print(f"{split} bundle: {competitions} competitions x 3 seeds, {bundle.stat().st_size / 1024**2:.0f} MB compressed")
+    print(f"  load average at the start: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     timings, phases = {}, {}
-    for count in worker_counts:
-        portal = Portal(workers=count, label=f"{split}_w{count}", packs=packs)
+    for count in [2] if setup == "default" else worker_counts:
+        portal = Portal(workers=count, label=f"{split}_w{count}", packs=packs, setup=setup)
         try:
-            start = time.perf_counter()
+            cpu_before = portal.cpu_seconds()
+            start = time.time()
             submission = upload(portal, bundle)
-            uploaded = time.perf_counter() - start
+            uploaded = time.time()
             body = wait_final(portal, submission["id"])
-            wall = time.perf_counter() - start
+            seen = time.time()
+            cpu_after = portal.cpu_seconds()
+            wall = seen - start
             timings[count] = wall
             runs = body["progress"]["total"]
             workers_peak = max(peak_mb(w.pid) for w in portal.workers)
             phases[count] = portal.grading_phase()
+            what = "scripts/run's worker (concurrency 2)" if setup == "default" else f"{count} worker(s)"
             print(
-                f"  {count} worker(s): {wall:.1f} s from upload to '{body['status']}' (upload and validation "
-                f"{uploaded:.1f} s, grading phase {phases[count]:.1f} s), {runs} runs, {runs / wall:.2f} runs/s; "
+                f"  {what}: {wall:.1f} s from upload to '{body['status']}' (upload and validation "
+                f"{uploaded - start:.1f} s, grading phase {phases[count]:.1f} s), {runs} runs, "
+                f"{runs / wall:.2f} runs/s; "
                 f"peak RSS web {portal.web_peak():.0f} MB, busiest worker {workers_peak:.0f} MB; "
                 f"runs graded per worker {portal.runs_per_worker()}"
+            )
+            if body["status"] == "published":
+                wait_refresh(portal)
+            breakdown(
+                portal,
+                start=start,
+                uploaded=uploaded,
+                seen=seen,
+                slots=count,
+                cpu=(cpu_after[0] - cpu_before[0], cpu_after[1] - cpu_before[1]),
             )
         finally:
             portal.stop()
@@ -361,12 +530,19 @@ def main() -> None:
     parser.add_argument("--skip-big-upload", action="store_true")
     parser.add_argument("--skip-ceiling", action="store_true")
     parser.add_argument("--big-gb", type=float, default=2.0)
+    parser.add_argument(
+        "--setup",
+        choices=["separate", "default"],
+        default="separate",
+        help="separate: PostgreSQL, Redis and N worker processes; default: scripts/run's SQLite, filesystem "
+        "broker and one worker with concurrency 2",
+    )
     args = parser.parse_args()
 
     for split in args.splits:
         if not args.skip_ceiling:
             machine_ceiling(split, repeats=3 if split == "low" else 1)
-        measure_split(split, args.workers)
+        measure_split(split, args.workers, setup=args.setup)
 
     if not args.skip_big_upload:
         big = big_bundle(args.big_gb)

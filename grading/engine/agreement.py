@@ -83,14 +83,82 @@ def rounding_step(values: np.ndarray, *, sample: int = 10_000) -> float:
     return 0.0
 
 
-def _agree_numbers(predicted: np.ndarray, truth: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
-    both_missing = np.isnan(predicted) & np.isnan(truth)
-    step = rounding_step(predicted)
+def _tolerance(truth: np.ndarray, scale: float, step: float) -> np.ndarray:
+    """Each answer's tolerance: REL_TOLERANCE of it or SCALE_TOLERANCE of the column's scale, at least `step`."""
     with np.errstate(invalid="ignore"):
-        tolerance = np.maximum(np.maximum(REL_TOLERANCE * np.abs(truth), SCALE_TOLERANCE * scale), step)
-        close = np.abs(predicted - truth) <= tolerance
-        exact = predicted == truth
-    return close | both_missing, exact | both_missing
+        return np.maximum(np.maximum(REL_TOLERANCE * np.abs(truth), SCALE_TOLERANCE * scale), step)
+
+
+def _close_into(
+    out: np.ndarray,
+    predicted: np.ndarray,
+    truth: np.ndarray,
+    tolerance: np.ndarray,
+    predicted_missing: np.ndarray,
+    truth_missing: np.ndarray,
+) -> None:
+    """Into out: cells within their answer's tolerance; a cell missing on both sides agrees (in place: these
+    columns run to millions of rows, and each temporary array costs a pass and its page faults)."""
+    with np.errstate(invalid="ignore"):
+        distance = np.subtract(predicted, truth)
+        np.abs(distance, out=distance)
+        np.less_equal(distance, tolerance, out=out)
+    out |= predicted_missing & truth_missing
+
+
+def _close_to_rolled(
+    predicted: np.ndarray,
+    truth: np.ndarray,
+    tolerance: np.ndarray,
+    predicted_missing: np.ndarray,
+    truth_missing: np.ndarray,
+    shift: int,
+) -> np.ndarray:
+    """The same against the answers rolled by shift (row i against answer (i - shift) mod n), in two slices
+    instead of rolled copies."""
+    rows = len(predicted)
+    out = np.empty(rows, dtype=bool)
+    if not shift:
+        _close_into(out, predicted, truth, tolerance, predicted_missing, truth_missing)
+        return out
+    cut = rows - shift
+    head = slice(0, shift)
+    _close_into(out[head], predicted[head], truth[cut:], tolerance[cut:], predicted_missing[head], truth_missing[cut:])
+    tail = slice(shift, rows)
+    _close_into(out[tail], predicted[tail], truth[:cut], tolerance[:cut], predicted_missing[tail], truth_missing[:cut])
+    return out
+
+
+def _same_ids(theirs: pd.Series, answers: pd.Series) -> bool:
+    """Whether two id columns hold the very same values in the same order, told without building their keys.
+
+    Equal cells have equal keys, so True means the row-by-row match; False only sends the caller to the keys
+    (a missing id, "12.0" against "12", or a padded id is decided there, as before). Only columns of integers
+    or of Python strings alone qualify: equal floats can still differ as keys (-0.0 and 0.0 in a column of
+    fractions), and so can equal objects of different types (1 and 1.0)."""
+    if len(theirs) != len(answers) or theirs.dtype != answers.dtype:
+        return False
+    if theirs.dtype.kind in "iu":
+        return bool(np.array_equal(theirs.to_numpy(), answers.to_numpy()))
+    if isinstance(theirs.dtype, pd.StringDtype):
+        # The Arrow strings _text starts from: equal arrays (nulls in the same places) give equal keys.
+        try:
+            left_arrow, right_arrow = pa.array(theirs, from_pandas=True), pa.array(answers, from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            return False
+        return bool(_chunked(left_arrow).equals(_chunked(right_arrow)))  # by content, whatever the chunks
+    if theirs.dtype != object:
+        return False
+    left, right = theirs.to_numpy(), answers.to_numpy()
+    if pd.api.types.infer_dtype(left, skipna=False) != "string":
+        return False
+    if pd.api.types.infer_dtype(right, skipna=False) != "string":
+        return False
+    return bool(np.array_equal(left, right))
+
+
+def _chunked(values: pa.Array | pa.ChunkedArray) -> pa.ChunkedArray:
+    return values if isinstance(values, pa.ChunkedArray) else pa.chunked_array([values])
 
 
 def measure(submission: pd.DataFrame, answers: Any, *, id_column: str = "") -> dict[str, Any]:
@@ -113,9 +181,12 @@ def measure(submission: pd.DataFrame, answers: Any, *, id_column: str = "") -> d
     # One hash pass over both id columns: each id's code, then the submission row of each answers row (the
     # first of repeated ids), -1 where it has none.
     rows, theirs_rows = len(answers), len(submission)
-    answer_keys, submission_keys = _keys(answers[id_answers]), _keys(submission[by_name[wanted]])
-    if rows == theirs_rows and pc.all(pc.equal(answer_keys, submission_keys)).as_py() is not False:
-        position = np.arange(rows)  # the same ids in the same order: row by row, no hashing
+    in_order = _same_ids(submission[by_name[wanted]], answers[id_answers])
+    if not in_order:
+        answer_keys, submission_keys = _keys(answers[id_answers]), _keys(submission[by_name[wanted]])
+        in_order = rows == theirs_rows and pc.all(pc.equal(answer_keys, submission_keys)).as_py() is not False
+    if in_order:
+        position = None  # the same ids in the same order: row by row, no hashing
     else:
         codes = pc.dictionary_encode(pa.concat_arrays([answer_keys, submission_keys])).indices
         codes = codes.to_numpy(zero_copy_only=False)
@@ -125,9 +196,9 @@ def measure(submission: pd.DataFrame, answers: Any, *, id_column: str = "") -> d
         row_of = np.full(int(codes.max(initial=-1)) + 1, -1, dtype=np.int64)
         row_of[submission_codes[::-1]] = np.arange(theirs_rows - 1, -1, -1)  # the first occurrence, written last
         position = row_of[answer_codes]
-    matched = position >= 0
-    take = np.where(matched, position, 0)
-    roll = np.roll(np.arange(rows), rows // 2 if rows > 1 else 0)  # another row's answer, for chance
+    matched = np.ones(rows, dtype=bool) if position is None else position >= 0
+    take = None if position is None else np.where(matched, position, 0)  # None: each row is its own
+    shift = rows // 2 if rows > 1 else 0  # another row's answer, for chance: row i against answer i - shift
 
     agree = matched.copy()
     exact = matched.copy()
@@ -137,17 +208,26 @@ def measure(submission: pd.DataFrame, answers: Any, *, id_column: str = "") -> d
         theirs = submission[by_name[_norm(column)]]
         truth = answers[column]
         if pd.api.types.is_numeric_dtype(truth) and not pd.api.types.is_bool_dtype(truth):
-            predicted = pd.to_numeric(theirs, errors="coerce").to_numpy(dtype=float)[take]
+            predicted = pd.to_numeric(theirs, errors="coerce").to_numpy(dtype=float)
+            if take is not None:
+                predicted = predicted[take]
             truth_values = truth.to_numpy(dtype=float)
             finite = truth_values[np.isfinite(truth_values)]
             scale = float(np.std(finite)) if len(finite) else 0.0
-            close, same = _agree_numbers(predicted, truth_values, scale)
-            chance, _ = _agree_numbers(predicted, truth_values[roll], scale)
+            # Each answer's tolerance and missing mark, worked out once and moved along with it for the chance.
+            tolerance = _tolerance(truth_values, scale, rounding_step(predicted))
+            predicted_missing, truth_missing = np.isnan(predicted), np.isnan(truth_values)
+            close = np.empty(rows, dtype=bool)
+            _close_into(close, predicted, truth_values, tolerance, predicted_missing, truth_missing)
+            same = predicted == truth_values
+            same |= predicted_missing & truth_missing
+            chance = _close_to_rolled(predicted, truth_values, tolerance, predicted_missing, truth_missing, shift)
             kinds["numbers"] += 1
         else:
-            predicted_text = pc.take(_text(theirs), pa.array(take))
+            predicted_text = _text(theirs) if take is None else pc.take(_text(theirs), pa.array(take))
             truth_text = _text(truth)
             close = same = _same(predicted_text, truth_text)
+            roll = np.roll(np.arange(rows), shift)
             chance = _same(predicted_text, pc.take(truth_text, pa.array(roll)))
             kinds["text"] += 1
         agree &= close

@@ -54,3 +54,70 @@ def test_a_file_that_cannot_be_matched_is_not_measured_with_a_reason():
 def test_a_few_rows_are_never_enough_to_be_sure():
     assert wilson_low(40, 40) < 0.92 < wilson_low(300, 300)
     assert wilson_low(0, 0) == 0.0
+
+
+def _cases() -> list[tuple[str, pd.DataFrame, pd.DataFrame]]:
+    """Submissions whose ids equal the answers' cell for cell, and ones that only look equal."""
+    rng = np.random.default_rng(3)
+    text = pd.DataFrame({"id": pd.Series([f"{i}_1" for i in range(500)], dtype="str"), "y": rng.normal(size=500)})
+    with_nulls = text.assign(id=text.id.where(np.arange(500) % 7 != 0, None))
+    objects = text.assign(id=text.id.astype(object))
+    ints = pd.DataFrame({"id": np.arange(300), "y": rng.normal(size=300).round(2)})
+    fractions = pd.DataFrame({"id": [0.5, 1.5, 0.0, 2.5], "y": [1.0, 2.0, 3.0, 4.0]})
+    return [
+        ("strings, in order", text.assign(y=text.y * 1.01), text),
+        ("strings with missing ids", with_nulls.assign(y=np.nan), with_nulls),
+        ("object strings", objects, objects),
+        ("object against Arrow strings", objects, text),
+        ("padded ids", text.assign(id=" " + text.id), text),
+        ("integers", ints.assign(y=ints.y + 0.001), ints),
+        ("integers against whole floats", ints.assign(id=ints.id.astype(float)), ints),
+        ("-0.0 against 0.0 among fractions", fractions.assign(id=[0.5, 1.5, -0.0, 2.5]), fractions),
+        (
+            "1 against 1.0 as objects",
+            pd.DataFrame({"id": pd.Series([1, 2], dtype=object), "y": [1.0, 2.0]}),
+            pd.DataFrame({"id": pd.Series([1.0, 2], dtype=object), "y": [1.0, 2.0]}),
+        ),
+        ("one row", ints.iloc[:1], ints.iloc[:1]),
+    ]
+
+
+def test_ids_equal_cell_for_cell_skip_the_keys_with_the_same_measure(monkeypatch):
+    from grading.engine import agreement
+
+    fast = [measure(theirs, answers) for _, theirs, answers in _cases()]
+    monkeypatch.setattr(agreement, "_same_ids", lambda theirs, answers: False)  # always through the keys
+    slow = [measure(theirs, answers) for _, theirs, answers in _cases()]
+    for (name, _, _), got, expected in zip(_cases(), fast, slow):
+        assert got == expected, name
+
+
+def test_the_shortcut_declines_ids_that_only_compare_equal():
+    from grading.engine.agreement import _same_ids
+
+    by_name = {name: (theirs, answers) for name, theirs, answers in _cases()}
+    for name in ("-0.0 against 0.0 among fractions", "1 against 1.0 as objects", "padded ids"):
+        theirs, answers = by_name[name]
+        assert not _same_ids(theirs["id"], answers["id"]), name
+    for name in ("strings, in order", "strings with missing ids", "object strings", "integers"):
+        theirs, answers = by_name[name]
+        assert _same_ids(theirs["id"], answers["id"]), name
+
+
+def test_closeness_to_the_rolled_answers_is_closeness_to_the_rolled_copy():
+    from grading.engine.agreement import _close_to_rolled, _tolerance
+
+    rng = np.random.default_rng(5)
+    for n in (0, 1, 2, 7, 10, 101):
+        truth = rng.normal(size=n).round(1)
+        predicted = truth[rng.permutation(n)] + rng.normal(scale=0.01, size=n)
+        truth[::4], predicted[::3] = np.nan, np.nan
+        tolerance = _tolerance(truth, 1.0, 0.0)
+        shift = n // 2 if n > 1 else 0
+        roll = np.roll(np.arange(n), shift)
+        with np.errstate(invalid="ignore"):
+            expected = (np.abs(predicted - truth[roll]) <= tolerance[roll]) | (
+                np.isnan(predicted) & np.isnan(truth[roll])
+            )
+        got = _close_to_rolled(predicted, truth, tolerance, np.isnan(predicted), np.isnan(truth), shift)
+        assert np.array_equal(got, expected)

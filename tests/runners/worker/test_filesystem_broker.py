@@ -111,3 +111,34 @@ def test_exchange_tables_are_replaced_whole_while_read(tmp_path: Path) -> None:
             assert len(channel.get_table("fan")) == index + 1
         channel._queue_bind("fan", "", "", "q0")  # twice: bound once
         assert len(channel.get_table("fan")) == 50
+
+
+def test_a_consumer_at_its_prefetch_limit_looks_again_soon_and_an_idle_one_at_the_polling_interval(
+    tmp_path: Path,
+) -> None:
+    """The short wait lists no folder (a full consumer takes nothing); once its slot frees, the next
+    message comes within hundredths of a second, and every message still arrives once."""
+    queue_name = f"{QUEUE}-busy"
+    with _connection(tmp_path) as conn:
+        transport = conn.transport
+        assert transport._interval() == transport.polling_interval  # no consumer yet
+        channel = conn.default_channel
+        channel.basic_qos(prefetch_count=1)
+        got: list = []
+        consumer = conn.Consumer(conn.SimpleQueue(queue_name).queue, callbacks=[lambda body, m: got.append(m)])
+        consumer.consume()
+        producer = conn.SimpleQueue(queue_name)
+        producer.put({"n": 1})
+        producer.put({"n": 2})
+        assert transport._interval() == transport.polling_interval  # a free slot: the folder is listed each time
+        conn.drain_events(timeout=2)
+        assert len(got) == 1
+        assert transport._interval() == transport.busy_polling_interval  # full: only a count is looked at
+        with pytest.raises(TimeoutError):
+            conn.drain_events(timeout=0.2)  # full: the second message stays where it is
+        got[0].ack()
+        started = time.monotonic()
+        conn.drain_events(timeout=2)
+        assert sorted(m.payload["n"] for m in got) == [1, 2]
+        assert time.monotonic() - started < transport.polling_interval
+        got[1].ack()
