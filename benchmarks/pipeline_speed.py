@@ -177,47 +177,16 @@ class Portal:
                 "600",
             ]
         )
+        worker = [str(BIN / "celery"), "-A", "portal", "worker", "-Q", "default,grading"]
         quiet = ["--without-gossip", "--without-mingle", "--loglevel", "INFO"]
         if setup == "default":
             # scripts/run's grading worker: one Celery process, two prefork children, beat inside.
+            schedule = str(self.data / "celerybeat-schedule")
             self.workers = [
-                self.spawn(
-                    [
-                        str(BIN / "celery"),
-                        "-A",
-                        "portal",
-                        "worker",
-                        "-B",
-                        "-Q",
-                        "default,grading",
-                        "--concurrency",
-                        "2",
-                        "--without-heartbeat",
-                        "-s",
-                        str(self.data / "celerybeat-schedule"),
-                        *quiet,
-                    ]
-                )
+                self.spawn([*worker, "-B", "--concurrency", "2", "--without-heartbeat", "-s", schedule, *quiet])
             ]
         else:
-            self.workers = [
-                self.spawn(
-                    [
-                        str(BIN / "celery"),
-                        "-A",
-                        "portal",
-                        "worker",
-                        "-Q",
-                        "default,grading",
-                        "-c",
-                        "1",
-                        "-n",
-                        f"bench{i}@%h",
-                        *quiet,
-                    ]
-                )
-                for i in range(workers)
-            ]
+            self.workers = [self.spawn([*worker, "-c", "1", "-n", f"bench{i}@%h", *quiet]) for i in range(workers)]
         self.wait_healthy()
 
     def manage(self, *args: str) -> str:
