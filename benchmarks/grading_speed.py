@@ -13,8 +13,8 @@ interpreters:
 ``--competitions`` writes and grades only the named competitions of the split (no whole-seed line), and
 ``--repeat N`` keeps the best of N fresh interpreters per competition, for a machine shared with other work;
 the CPU seconds (the process's, best of N) vary less than the wall-clock ones there. ``--seed-only`` measures
-only the whole seed. The whole seed frees the heap's unused pages after each submission (malloc_trim), as a
-grading worker does between runs.
+only the whole seed. The whole seed gives freed memory back after each submission
+(grading.engine.heap.release_memory), as a grading worker does between runs.
 The reference: MLE-bench's official grader needs about 11 s and peaks at 1.7 GB for a Lite seed here.
 """
 
@@ -48,8 +48,7 @@ from grading.engine.medals import read_leaderboard, thresholds_from_leaderboard
 from grading.engine.registry import GraderRef
 from grading.engine.report import grade_submission
 import grading.engine.graders  # imports the graders (and SciPy) before the clock starts, as in a worker
-import ctypes
-trim = lambda: ctypes.CDLL(None).malloc_trim(0)
+from grading.engine.heap import release_memory
 jobs = json.loads(sys.argv[2])
 # VmHWM restarts at exec; ru_maxrss would carry over the parent's peak.
 rss = lambda: int(next(l for l in open("/proc/self/status") if l.startswith("VmHWM")).split()[1]) / 1024
@@ -66,7 +65,7 @@ for job in jobs:
     results.append({"competition": pack["competition_id"], "seconds": time.perf_counter() - t0,
                     "cpu": time.process_time() - c0, "score": report.score, "reason": report.reason})
     del report
-    trim()  # as a grading worker does after each run (grading.services.grade_file.release_memory)
+    release_memory()  # as a grading worker does after each run (grading/tasks.py)
 print(json.dumps({"results": results, "total": time.perf_counter() - start, "cpu": time.process_time() - cpu_start,
                   "peak_mb": rss()}))
 """

@@ -11,9 +11,9 @@ from django.db import OperationalError
 from django.utils import timezone
 
 from grading import queue
+from grading.engine.heap import release_memory
 from grading.models import PeriodicStamp, Submission
 from grading.services import finish, pipeline, scheduling
-from grading.services.grade_file import release_memory
 from grading.services.workers import heartbeats_prune
 
 logger = logging.getLogger(__name__)

@@ -255,13 +255,21 @@ def _score(
     max_line_bytes: int,
     inspect: Inspector | None = None,
 ) -> tuple[float | None, str | None]:
+    # Answers are loaded outside the catch-all: answers we cannot read are our failure, not the team's. For a
+    # large file they come first, so that a submission column equal to theirs (the ids) is held once
+    # (csvio.read_submission); otherwise only once the submission parses (no cost for unreadable files).
+    if answers is None and _large(path, max_bytes):
+        answers = csvio.load_answers(answers_path)
     # MLE-bench turns any exception inside grading into a null score; so do we, but with a reason.
     try:
-        submission = csvio.read_submission(path, max_bytes=max_bytes, max_line_bytes=max_line_bytes)
+        submission = csvio.read_submission(
+            path,
+            max_bytes=max_bytes,
+            max_line_bytes=max_line_bytes,
+            answers=answers if isinstance(answers, pd.DataFrame) else None,
+        )
     except InvalidSubmission as exc:
         return None, _clip(str(exc))
-    # Loaded only once the submission parses (no cost for unreadable files), and outside the
-    # catch-all: answers we cannot read are our failure, not the team's.
     if answers is None:
         answers = csvio.load_answers(answers_path)
     theirs = answers.copy(deep=False) if isinstance(answers, pd.DataFrame) else list(answers)
@@ -280,6 +288,14 @@ def _score(
     if inspect is not None:
         inspect(submission, answers)
     return score, None
+
+
+def _large(path: Path, max_bytes: int) -> bool:
+    """Large enough for the block reader, and not so large that it is refused unread."""
+    try:
+        return csvio.BLOCK_READ_MIN_BYTES <= path.stat().st_size <= max_bytes
+    except OSError:  # read_submission says what is wrong with the file
+        return False
 
 
 def _is_csv_file(path: Path) -> bool:

@@ -1,6 +1,5 @@
 """Grading on the server: one submission file against a competition's private answers."""
 
-import ctypes
 import logging
 import multiprocessing
 from pathlib import Path
@@ -31,19 +30,6 @@ def _answers(path: Path, sha256: str) -> Any:
         _last_answers = None  # let the previous competition's answers go before the next ones load
         _last_answers = (key, answers_load(path=path, sha256=sha256))
     return _last_answers[1]
-
-
-def release_memory() -> None:
-    """Hand the heap's free pages back to the system after a run.
-
-    A grading process keeps one competition's answers and frees everything else, but glibc keeps freed
-    heap pages mapped, so the process would enter its next run (say, 13 million icecube rows) with the
-    last run's high-water mark still resident. Only the resident size changes; Python objects are untouched.
-    """
-    try:
-        ctypes.CDLL(None).malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc: nothing to trim
-        pass
 
 
 def grade_file(

@@ -12,7 +12,7 @@ sys.path.insert(0, sys.argv[1])
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
 import django
 django.setup()
-from grading.services.grade_file import release_memory
+from grading.engine.heap import release_memory
 rss = lambda: int(next(l for l in open("/proc/self/status") if l.startswith("VmRSS")).split()[1]) // 1024
 blocks = [bytes(100_000) for _ in range(3000)]   # about 300 MB of heap (each block under glibc's mmap threshold)
 pin = bytes(100_000)                             # allocated last: the heap cannot simply shrink from its top

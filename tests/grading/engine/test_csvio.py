@@ -437,3 +437,108 @@ def test_large_answers_take_the_block_reader_too(tmp_path, monkeypatch):
     monkeypatch.setattr(csvio, "read_numeric_blocks", lambda *a, **k: taken.append(k["max_rows"]) or original(*a, **k))
     pd.testing.assert_frame_equal(read_answers(path), mlebench_read(path), check_exact=True)
     assert taken == [502]
+
+
+# A submission column byte for byte the answers' column of the same name is held once (read_numeric_blocks(like=)).
+def _answers_frame(rows: int = 600) -> pd.DataFrame:
+    rng = np.random.default_rng(11)
+    return pd.DataFrame(
+        {"event_id": np.arange(rows) * 3 + 7, "azimuth": rng.random(rows) * 6.28, "zenith": rng.random(rows)}
+    )
+
+
+def _read_like(tmp_path: Path, frame: pd.DataFrame, answers: pd.DataFrame) -> tuple[pd.DataFrame, Path]:
+    path = write(tmp_path, frame.to_csv(index=False))
+    read = csvio.read_numeric_blocks(path, max_rows=len(frame) + 1, block_rows=97, like=answers)
+    assert read is not None
+    return read, path
+
+
+def _same_frame_bytes(got: pd.DataFrame, expected: pd.DataFrame) -> None:
+    """assert_frame_equal, and the bytes too: it takes -0.0 for 0.0."""
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+    for name in expected.columns:
+        assert got[name].to_numpy().tobytes() == expected[name].to_numpy().tobytes(), name
+
+
+def _shared(frame: pd.DataFrame, answers: pd.DataFrame, name: str) -> bool:
+    return np.shares_memory(frame[name].to_numpy(), answers[name].to_numpy())
+
+
+def test_a_submission_column_equal_to_the_answers_is_held_once_and_writes_to_it_copy_first(tmp_path):
+    answers = _answers_frame()
+    kept = answers.copy(deep=True)
+    submission = answers.assign(azimuth=answers["azimuth"] + 0.5, zenith=0.25)
+    read, path = _read_like(tmp_path, submission, answers)
+    _same_frame_bytes(read, mlebench_read(path))
+    assert _shared(read, answers, "event_id")
+    assert not _shared(read, answers, "azimuth") and not _shared(read, answers, "zenith")
+    # a grader writing into its frame, in place or through a column, never reaches the answers
+    read.loc[0, "event_id"] = -1
+    read["event_id"] += 1
+    pd.testing.assert_frame_equal(answers, kept, check_exact=True)
+    # and the other way round
+    again, _ = _read_like(tmp_path, submission, answers)
+    answers.loc[5, "event_id"] = 123456
+    assert again["event_id"].iloc[5] == kept["event_id"].iloc[5]
+
+
+SHARING_CASES = {
+    # name: (how the submission differs from the answers, whether event_id is held once)
+    "the same ids and angles (a copy of the answers)": (lambda a: a, True),
+    "one id differs in the last block": (lambda a: a.assign(event_id=a["event_id"].where(a.index != 590, 1)), False),
+    "one id differs in the first row": (lambda a: a.assign(event_id=a["event_id"].where(a.index != 0, 1)), False),
+    "fewer rows than the answers": (lambda a: a.iloc[:450], True),
+    "more rows than the answers": (
+        lambda a: pd.concat([a, a.iloc[:30].assign(event_id=99_999)], ignore_index=True),
+        False,
+    ),
+    "ids as floats": (lambda a: a.assign(event_id=a["event_id"] + 0.5), False),
+    "rows in another order": (lambda a: a.iloc[::-1].reset_index(drop=True), False),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SHARING_CASES))
+def test_a_shared_column_gives_the_frame_of_one_read_csv_whatever_the_submission(tmp_path, case):
+    answers = _answers_frame()
+    change, shared = SHARING_CASES[case]
+    read, path = _read_like(tmp_path, change(answers.copy()), answers)
+    _same_frame_bytes(read, mlebench_read(path))
+    assert _shared(read, answers, "event_id") is shared
+
+
+def test_negative_zero_and_nan_are_told_apart_byte_for_byte(tmp_path):
+    answers = pd.DataFrame({"id": np.arange(300), "value": np.where(np.arange(300) % 7 == 0, np.nan, 0.0)})
+    # -0.0 equals 0.0 and is still another value: that column is not the answers', and keeps its sign
+    negative = answers.assign(value=answers["value"].where(answers.index != 250, -0.0))
+    read, path = _read_like(tmp_path, negative, answers)
+    _same_frame_bytes(read, mlebench_read(path))
+    assert np.signbit(read["value"].iloc[250]) and not _shared(read, answers, "value")
+    assert _shared(read, answers, "id")
+    # the answers' NaNs written out and read back are the same NaNs: held once
+    read, path = _read_like(tmp_path, answers, answers)
+    _same_frame_bytes(read, mlebench_read(path))
+    assert _shared(read, answers, "value")
+
+
+def test_columns_are_shared_only_by_name_and_only_with_answers_numbered_from_zero(tmp_path):
+    answers = _answers_frame()
+    renamed = answers.rename(columns={"event_id": "id"})
+    read, path = _read_like(tmp_path, answers, renamed)
+    _same_frame_bytes(read, mlebench_read(path))
+    assert not np.shares_memory(read["event_id"].to_numpy(), renamed["id"].to_numpy())
+    assert _shared(read, renamed, "azimuth")
+    shifted = answers.set_axis(pd.RangeIndex(10, 10 + len(answers)))
+    read, path = _read_like(tmp_path, answers, shifted)
+    _same_frame_bytes(read, mlebench_read(path))
+    assert not any(_shared(read, shifted, name) for name in answers.columns)
+
+
+def test_a_large_submission_is_read_against_the_answers_given(tmp_path, monkeypatch):
+    monkeypatch.setattr(csvio, "BLOCK_READ_MIN_BYTES", 1)
+    monkeypatch.setattr(csvio, "BLOCK_ROWS", 64)
+    answers = _answers_frame()
+    path = write(tmp_path, answers.assign(zenith=0.5).to_csv(index=False))
+    read = read_submission(path, **LIMITS, answers=answers)
+    _same_frame_bytes(read, mlebench_read(path))
+    assert _shared(read, answers, "event_id") and _shared(read, answers, "azimuth")
