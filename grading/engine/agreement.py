@@ -84,9 +84,23 @@ def rounding_step(values: np.ndarray, *, sample: int = 10_000) -> float:
 
 
 def _tolerance(truth: np.ndarray, scale: float, step: float) -> np.ndarray:
-    """Each answer's tolerance: REL_TOLERANCE of it or SCALE_TOLERANCE of the column's scale, at least `step`."""
+    """Each answer's tolerance: REL_TOLERANCE of it or SCALE_TOLERANCE of the column's scale, at least `step`.
+
+    In one array, and the two floors as one (the larger of two numbers is exact, so max(max(x, a), b) is
+    max(x, max(a, b)), a NaN answer staying NaN): a column of millions of rows costs three passes, not five."""
+    out = np.abs(truth)
     with np.errstate(invalid="ignore"):
-        return np.maximum(np.maximum(REL_TOLERANCE * np.abs(truth), SCALE_TOLERANCE * scale), step)
+        np.multiply(out, REL_TOLERANCE, out=out)
+        return np.maximum(out, max(SCALE_TOLERANCE * scale, step), out=out)
+
+
+def _scale(truth: np.ndarray) -> float:
+    """The standard deviation of a column's finite answers (0 without any); no copy when all are finite."""
+    finite = np.isfinite(truth)
+    if finite.all():
+        return float(np.std(truth)) if len(truth) else 0.0
+    kept = truth[finite]
+    return float(np.std(kept)) if len(kept) else 0.0
 
 
 def _close_into(
@@ -212,8 +226,7 @@ def measure(submission: pd.DataFrame, answers: Any, *, id_column: str = "") -> d
             if take is not None:
                 predicted = predicted[take]
             truth_values = truth.to_numpy(dtype=float)
-            finite = truth_values[np.isfinite(truth_values)]
-            scale = float(np.std(finite)) if len(finite) else 0.0
+            scale = _scale(truth_values)
             # Each answer's tolerance and missing mark, worked out once and moved along with it for the chance.
             tolerance = _tolerance(truth_values, scale, rounding_step(predicted))
             predicted_missing, truth_missing = np.isnan(predicted), np.isnan(truth_values)

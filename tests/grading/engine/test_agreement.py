@@ -1,5 +1,7 @@
 """The agreement measure behind answer_copy: rows matched by id, per-kind tolerance, agreement by chance."""
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -121,3 +123,23 @@ def test_closeness_to_the_rolled_answers_is_closeness_to_the_rolled_copy():
             )
         got = _close_to_rolled(predicted, truth, tolerance, np.isnan(predicted), np.isnan(truth), shift)
         assert np.array_equal(got, expected)
+
+
+def test_tolerance_and_scale_in_place_equal_the_plain_formulas():
+    from grading.engine.agreement import REL_TOLERANCE, SCALE_TOLERANCE, _scale, _tolerance
+
+    rng = np.random.default_rng(3)
+    specials = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e308, -1e308, 5e-324])
+    for trial in range(60):
+        truth = rng.normal(0, 10.0 ** rng.integers(-6, 6), size=rng.integers(0, 300))
+        if trial % 3 == 0 and len(truth):
+            truth[rng.integers(0, len(truth), size=5)] = rng.choice(specials, size=5)
+        finite = truth[np.isfinite(truth)]
+        with np.errstate(over="ignore", invalid="ignore"):  # 1e308 and -1e308 overflow the variance
+            expected_scale = float(np.std(finite)) if len(finite) else 0.0
+            scale = _scale(truth)
+        assert scale == expected_scale or (math.isnan(expected_scale) and math.isnan(scale))
+        for scale, step in ((expected_scale, 0.0), (0.0, 0.005), (3.0, 0.05), (np.inf, 0.0), (0.0, 0.0)):
+            with np.errstate(invalid="ignore", over="ignore"):
+                expected = np.maximum(np.maximum(REL_TOLERANCE * np.abs(truth), SCALE_TOLERANCE * scale), step)
+            np.testing.assert_array_equal(_tolerance(truth, scale, step), expected)
