@@ -17,7 +17,8 @@ the part that more workers share (upload, unpacking and the final checks are don
 bundle to the web process and prints that process's peak RSS.
 First it measures this machine's ceiling: how much more grading two processes do at once than one, without
 Celery or a database, the most two workers can gain. With BENCH_KEEP_LOGS=DIR the web and worker logs of each
-portal are copied there before it is removed. BENCH_DB_PREFIX (default portal_bench) and BENCH_REDIS_DB
+portal are copied there before it is removed; with BENCH_KEEP_DATA=1 the portal's data folder (with --setup
+default, its SQLite database and files too) is kept and its path printed, to profile a step again. BENCH_DB_PREFIX (default portal_bench) and BENCH_REDIS_DB
 (default 14) name the PostgreSQL databases and the Redis database it uses (each is emptied first).
 
 For each bundle it also prints where the time went, from the portal's own timestamps (runs' queued, claimed
@@ -263,6 +264,9 @@ class Portal:
             target.mkdir(parents=True, exist_ok=True)
             for log in self.data.glob("*.log"):
                 shutil.copy(log, target / log.name)
+        if os.environ.get("BENCH_KEEP_DATA"):
+            print(f"  kept the portal's data folder (BENCH_KEEP_DATA): {self.data}", flush=True)
+            return
         shutil.rmtree(self.data, ignore_errors=True)
 
 
