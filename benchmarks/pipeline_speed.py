@@ -18,8 +18,9 @@ bundle to the web process and prints that process's peak RSS.
 First it measures this machine's ceiling: how much more grading two processes do at once than one, without
 Celery or a database, the most two workers can gain. With BENCH_KEEP_LOGS=DIR the web and worker logs of each
 portal are copied there before it is removed; with BENCH_KEEP_DATA=1 the portal's data folder (with --setup
-default, its SQLite database and files too) is kept and its path printed, to profile a step again. BENCH_DB_PREFIX (default portal_bench) and BENCH_REDIS_DB
-(default 14) name the PostgreSQL databases and the Redis database it uses (each is emptied first).
+default, its SQLite database and files too) is kept and its path printed, to profile a step again.
+BENCH_DB_PREFIX (default portal_bench) and BENCH_REDIS_DB (default 14) name the PostgreSQL databases and the
+Redis database it uses (each is emptied first).
 
 For each bundle it also prints where the time went, from the portal's own timestamps (runs' queued, claimed
 and graded times, the submission's status changes in the worker logs, Celery's task times) and the CPU
