@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -73,7 +74,7 @@ def _same(left: pa.Array, right: pa.Array) -> np.ndarray:
 def rounding_step(values: np.ndarray, *, sample: int = 10_000) -> float:
     """Half the step a column was rounded to (0.005 for two decimals), or 0 when it holds more than
     MAX_DECIMALS decimals: a copy rounded to a few decimals is within it of the answers."""
-    finite = values[np.isfinite(values)][:sample]
+    finite = _first_finite(values, sample)
     if not len(finite):
         return 0.0
     for decimals in range(MAX_DECIMALS + 1):
@@ -81,6 +82,18 @@ def rounding_step(values: np.ndarray, *, sample: int = 10_000) -> float:
         if np.all(np.abs(scaled - np.round(scaled)) <= 1e-6 * np.maximum(1.0, np.abs(scaled))):
             return 0.5 * 10.0**-decimals * (1 + 1e-9)
     return 0.0
+
+
+def _first_finite(values: np.ndarray, count: int) -> np.ndarray:
+    """The column's first `count` finite values, read a few times `count` rows at a time, not the whole column."""
+    parts, found, step = [], 0, 4 * max(count, 1)
+    for lo in range(0, len(values), step):
+        part = values[lo : lo + step]
+        parts.append(part[np.isfinite(part)])
+        found += len(parts[-1])
+        if found >= count:
+            break
+    return np.concatenate(parts)[:count] if parts else values[:0]
 
 
 def _tolerance(truth: np.ndarray, scale: float, step: float) -> np.ndarray:
@@ -120,27 +133,76 @@ def _close_into(
     out |= predicted_missing & truth_missing
 
 
-def _close_to_rolled(
+def _is_number_column(column: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
+
+
+def answer_scales(answers: Any) -> dict[Any, float]:
+    """The scale (`_scale`) of each number column of the answers, which the measure otherwise works out for every
+    submission. A grading process that keeps a competition's answers between runs works these out once, as it
+    loads them: on 13 million rows each costs a pass and a temporary copy of the column."""
+    if not isinstance(answers, pd.DataFrame) or not answers.columns.is_unique:
+        return {}
+    return {
+        name: _scale(answers[name].to_numpy(dtype=float))
+        for name in answers.columns
+        if _is_number_column(answers[name])
+    }
+
+
+def _numbers_agree(
     predicted: np.ndarray,
     truth: np.ndarray,
-    tolerance: np.ndarray,
-    predicted_missing: np.ndarray,
-    truth_missing: np.ndarray,
+    *,
+    scale: float,
     shift: int,
-) -> np.ndarray:
-    """The same against the answers rolled by shift (row i against answer (i - shift) mod n), in two slices
-    instead of rolled copies."""
-    rows = len(predicted)
-    out = np.empty(rows, dtype=bool)
-    if not shift:
-        _close_into(out, predicted, truth, tolerance, predicted_missing, truth_missing)
-        return out
-    cut = rows - shift
-    head = slice(0, shift)
-    _close_into(out[head], predicted[head], truth[cut:], tolerance[cut:], predicted_missing[head], truth_missing[cut:])
-    tail = slice(shift, rows)
-    _close_into(out[tail], predicted[tail], truth[:cut], tolerance[:cut], predicted_missing[tail], truth_missing[:cut])
-    return out
+    agree: np.ndarray,
+    exact: np.ndarray,
+    by_chance: np.ndarray,
+    chunk: int = 1 << 20,
+) -> None:
+    """One number column's cells into the row marks (in place): `agree` keeps the rows whose cell is within its
+    answer's tolerance, `exact` those equal to it, `by_chance` those within the tolerance of the answer `shift`
+    rows back (row i against answer (i - shift) mod n). Row by row, `chunk` rows at a time: every temporary
+    array is a chunk's, not the column's (13 million icecube rows would need about 400 MB of them at once)."""
+    rows = len(truth)
+    step = rounding_step(predicted)
+    for lo in range(0, rows, chunk):
+        hi = min(rows, lo + chunk)
+        theirs = predicted[lo:hi]
+        theirs_missing = np.isnan(theirs)
+        _within_into(agree[lo:hi], theirs, theirs_missing, truth[lo:hi], scale, step)
+        same = theirs == truth[lo:hi]
+        same |= theirs_missing & np.isnan(truth[lo:hi])
+        exact[lo:hi] &= same
+        # The answers these rows meet for chance: rows - start of them from `start` on, then from the top.
+        start = (lo - shift) % rows
+        first = min(hi - lo, rows - start)
+        _within_into(
+            by_chance[lo : lo + first],
+            theirs[:first],
+            theirs_missing[:first],
+            truth[start : start + first],
+            scale,
+            step,
+        )
+        if first < hi - lo:
+            rest = hi - lo - first
+            _within_into(by_chance[lo + first : hi], theirs[first:], theirs_missing[first:], truth[:rest], scale, step)
+
+
+def _within_into(
+    marks: np.ndarray,
+    predicted: np.ndarray,
+    predicted_missing: np.ndarray,
+    truth: np.ndarray,
+    scale: float,
+    step: float,
+) -> None:
+    """marks &= each cell within its answer's tolerance (a cell missing on both sides agrees)."""
+    close = np.empty(len(truth), dtype=bool)
+    _close_into(close, predicted, truth, _tolerance(truth, scale, step), predicted_missing, np.isnan(truth))
+    marks &= close
 
 
 def _same_ids(theirs: pd.Series, answers: pd.Series) -> bool:
@@ -175,8 +237,11 @@ def _chunked(values: pa.Array | pa.ChunkedArray) -> pa.ChunkedArray:
     return values if isinstance(values, pa.ChunkedArray) else pa.chunked_array([values])
 
 
-def measure(submission: pd.DataFrame, answers: Any, *, id_column: str = "") -> dict[str, Any]:
-    """The agreement of a parsed submission with the parsed answers (see the module's docstring)."""
+def measure(
+    submission: pd.DataFrame, answers: Any, *, id_column: str = "", scales: Mapping[Any, float] | None = None
+) -> dict[str, Any]:
+    """The agreement of a parsed submission with the parsed answers (see the module's docstring). ``scales``:
+    :func:`answer_scales` of these answers, when the caller keeps them (else each is worked out here)."""
     if not isinstance(answers, pd.DataFrame):
         return not_measured("the answers are not a table")
     by_name = {_norm(c): c for c in reversed(list(submission.columns))}  # the first of duplicated names wins
@@ -221,31 +286,33 @@ def measure(submission: pd.DataFrame, answers: Any, *, id_column: str = "") -> d
     for column in values if matched.any() else []:
         theirs = submission[by_name[_norm(column)]]
         truth = answers[column]
-        if pd.api.types.is_numeric_dtype(truth) and not pd.api.types.is_bool_dtype(truth):
-            predicted = pd.to_numeric(theirs, errors="coerce").to_numpy(dtype=float)
+        if _is_number_column(truth):
+            # A float64 column is its own numbers (to_numeric would copy it to the same values).
+            plain = isinstance(theirs, pd.Series) and theirs.dtype == np.float64
+            predicted = theirs.to_numpy() if plain else pd.to_numeric(theirs, errors="coerce").to_numpy(dtype=float)
             if take is not None:
                 predicted = predicted[take]
             truth_values = truth.to_numpy(dtype=float)
-            scale = _scale(truth_values)
-            # Each answer's tolerance and missing mark, worked out once and moved along with it for the chance.
-            tolerance = _tolerance(truth_values, scale, rounding_step(predicted))
-            predicted_missing, truth_missing = np.isnan(predicted), np.isnan(truth_values)
-            close = np.empty(rows, dtype=bool)
-            _close_into(close, predicted, truth_values, tolerance, predicted_missing, truth_missing)
-            same = predicted == truth_values
-            same |= predicted_missing & truth_missing
-            chance = _close_to_rolled(predicted, truth_values, tolerance, predicted_missing, truth_missing, shift)
+            known = scales.get(column) if scales is not None else None
+            _numbers_agree(
+                predicted,
+                truth_values,
+                scale=_scale(truth_values) if known is None else known,
+                shift=shift,
+                agree=agree,
+                exact=exact,
+                by_chance=by_chance,
+            )
             kinds["numbers"] += 1
         else:
             predicted_text = _text(theirs) if take is None else pc.take(_text(theirs), pa.array(take))
             truth_text = _text(truth)
-            close = same = _same(predicted_text, truth_text)
+            same = _same(predicted_text, truth_text)
             roll = np.roll(np.arange(rows), shift)
-            chance = _same(predicted_text, pc.take(truth_text, pa.array(roll)))
+            agree &= same
+            exact &= same
+            by_chance &= _same(predicted_text, pc.take(truth_text, pa.array(roll)))
             kinds["text"] += 1
-        agree &= close
-        exact &= same
-        by_chance &= chance
 
     n_agree, n_exact, n_chance = int(agree.sum()), int(exact.sum()), int(by_chance.sum())
     share = n_agree / rows if rows else 0.0

@@ -16,20 +16,23 @@ logger = logging.getLogger(__name__)
 _FORKSERVER = multiprocessing.get_context("forkserver")
 _FORKSERVER.set_forkserver_preload(["grading.engine.format_check", "grading.engine.graders"])
 
-# The answers last loaded by this process. Runs are queued competition by competition, so a worker often
-# grades several seeds of one competition in a row; keeping one competition's answers saves loading them
-# again without holding more than one set in memory. Loads come from the parsed-answers cache.
-_last_answers: tuple[tuple, Any] | None = None
+# The answers last loaded by this process, with their columns' scales for the agreement measure. Runs are
+# queued competition by competition, so a worker often grades several seeds of one competition in a row;
+# keeping one competition's answers saves loading them again without holding more than one set in memory.
+# Loads come from the parsed-answers cache. The scales are worked out as the answers load, before any
+# submission is read: at the measure they would cost a pass and a copy of each column on top of both frames.
+_last_answers: tuple[tuple, Any, dict] | None = None
 
 
-def _answers(path: Path, sha256: str) -> Any:
+def _answers(path: Path, sha256: str) -> tuple[Any, dict]:
     global _last_answers
     stat = path.stat()
     key = (str(path), stat.st_size, stat.st_mtime_ns, sha256)
     if _last_answers is None or _last_answers[0] != key:
         _last_answers = None  # let the previous competition's answers go before the next ones load
-        _last_answers = (key, answers_load(path=path, sha256=sha256))
-    return _last_answers[1]
+        answers = answers_load(path=path, sha256=sha256)
+        _last_answers = (key, answers, agreement.answer_scales(answers))
+    return _last_answers[1], _last_answers[2]
 
 
 def grade_file(
@@ -48,11 +51,16 @@ def grade_run_file(
     """grade_file, and how far a scored file agrees with the private answers (grading.engine.agreement;
     None when the file was not scored). Only counts come out; a measure that fails never fails the grade."""
     answers_path, grader, medal_rule = grading_setup(competition)
+    answers, scales = (
+        _answers(answers_path, competition.pack.answers_sha256) if submission_path is not None else (None, {})
+    )
     measured: list[dict] = []
 
     def inspect(submission: Any, answers: Any) -> None:
         try:
-            measured.append(agreement.measure(submission, answers, id_column=competition.id_column))
+            measured.append(
+                agreement.measure(submission, answers, id_column=competition.id_column, scales=scales or None)
+            )
         except Exception as exc:  # noqa: BLE001 - the measure is a check's input, never a reason to fail grading
             logger.warning("answer agreement of %s not measured: %s", competition.slug, type(exc).__name__)
             measured.append(agreement.not_measured(f"the measure failed ({type(exc).__name__})"))
@@ -61,7 +69,7 @@ def grade_run_file(
         competition_id=competition.slug,
         submission_path=submission_path,
         answers_path=answers_path,
-        answers=_answers(answers_path, competition.pack.answers_sha256) if submission_path is not None else None,
+        answers=answers,
         grader=grader,
         thresholds=medal_rule,
         # Whatever intake accepted as honest must not be refused as too large here.

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from grading.engine.agreement import measure, rounding_step, wilson_low
 
@@ -106,23 +107,68 @@ def test_the_shortcut_declines_ids_that_only_compare_equal():
         assert _same_ids(theirs["id"], answers["id"]), name
 
 
-def test_closeness_to_the_rolled_answers_is_closeness_to_the_rolled_copy():
-    from grading.engine.agreement import _close_to_rolled, _tolerance
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 64, 1 << 20])
+def test_number_cells_marked_chunk_by_chunk_are_the_whole_columns_marks(chunk):
+    from grading.engine.agreement import _numbers_agree, _scale, _tolerance, rounding_step
 
     rng = np.random.default_rng(5)
-    for n in (0, 1, 2, 7, 10, 101):
+    for n in (1, 2, 7, 10, 101, 300):
         truth = rng.normal(size=n).round(1)
         predicted = truth[rng.permutation(n)] + rng.normal(scale=0.01, size=n)
         truth[::4], predicted[::3] = np.nan, np.nan
-        tolerance = _tolerance(truth, 1.0, 0.0)
+        scale = _scale(truth)
+        tolerance = _tolerance(truth, scale, rounding_step(predicted))
         shift = n // 2 if n > 1 else 0
         roll = np.roll(np.arange(n), shift)
+        both_missing = np.isnan(predicted) & np.isnan(truth)
         with np.errstate(invalid="ignore"):
-            expected = (np.abs(predicted - truth[roll]) <= tolerance[roll]) | (
+            close = (np.abs(predicted - truth) <= tolerance) | both_missing
+            same = (predicted == truth) | both_missing
+            chance = (np.abs(predicted - truth[roll]) <= tolerance[roll]) | (
                 np.isnan(predicted) & np.isnan(truth[roll])
             )
-        got = _close_to_rolled(predicted, truth, tolerance, np.isnan(predicted), np.isnan(truth), shift)
-        assert np.array_equal(got, expected)
+        start = rng.random(n) < 0.9  # what earlier columns left: a column can only take rows away
+        agree, exact, by_chance = start.copy(), start.copy(), start.copy()
+        _numbers_agree(
+            predicted, truth, scale=scale, shift=shift, agree=agree, exact=exact, by_chance=by_chance, chunk=chunk
+        )
+        assert np.array_equal(agree, start & close), n
+        assert np.array_equal(exact, start & same), n
+        assert np.array_equal(by_chance, start & chance), n
+
+
+def test_the_answers_scales_worked_out_once_give_the_same_measure():
+    from grading.engine.agreement import answer_scales
+
+    rng = np.random.default_rng(8)
+    answers = pd.DataFrame(
+        {
+            "id": np.arange(500),
+            "y": rng.normal(size=500),
+            "p": rng.random(500).round(2),
+            "label": rng.choice(["a", "b"], size=500),
+            "flag": rng.random(500) < 0.5,
+        }
+    )
+    answers.loc[::50, "y"] = np.nan
+    scales = answer_scales(answers)
+    assert set(scales) == {"id", "y", "p"}  # numbers only: not text, not booleans
+    for theirs in (
+        answers,
+        answers.assign(y=answers.y * 1.01),
+        answers.sample(frac=1.0, random_state=1),
+        answers.assign(p=answers.p.astype(str)),
+        answers.assign(y=rng.normal(size=500)),
+    ):
+        assert measure(theirs, answers, id_column="id", scales=scales) == measure(theirs, answers, id_column="id")
+    assert answer_scales([{"id": 1}]) == {} and answer_scales(pd.concat([answers, answers], axis=1)) == {}
+
+
+def test_rounding_step_reads_the_first_finite_values_only():
+    values = np.concatenate([np.full(50_000, np.nan), np.round(np.linspace(0, 5, 20_000), 2), [0.123456789]])
+    assert rounding_step(values) == 0.005 * (1 + 1e-9)  # the 10,000 first finite values have two decimals
+    assert rounding_step(values, sample=30_000) == 0.0
+    assert rounding_step(np.full(10, np.nan)) == 0.0 and rounding_step(np.array([])) == 0.0
 
 
 def test_tolerance_and_scale_in_place_equal_the_plain_formulas():
