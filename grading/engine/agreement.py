@@ -143,11 +143,14 @@ def answer_scales(answers: Any) -> dict[Any, float]:
     loads them: on 13 million rows each costs a pass and a temporary copy of the column."""
     if not isinstance(answers, pd.DataFrame) or not answers.columns.is_unique:
         return {}
-    return {
-        name: _scale(answers[name].to_numpy(dtype=float))
-        for name in answers.columns
-        if _is_number_column(answers[name])
-    }
+    scales = {}
+    for name in answers.columns:
+        if _is_number_column(answers[name]):
+            try:
+                scales[name] = _scale(answers[name].to_numpy(dtype=float))
+            except (TypeError, ValueError):  # the measure tries again, and says why it cannot, never failing a grade
+                continue
+    return scales
 
 
 def _numbers_agree(

@@ -162,6 +162,11 @@ def test_the_answers_scales_worked_out_once_give_the_same_measure():
     ):
         assert measure(theirs, answers, id_column="id", scales=scales) == measure(theirs, answers, id_column="id")
     assert answer_scales([{"id": 1}]) == {} and answer_scales(pd.concat([answers, answers], axis=1)) == {}
+    # a nullable integer column with missing cells is taken as floats with NaN, here as in the measure
+    nullable = answers.assign(n=pd.array([1, None] * 250, dtype="Int64"))
+    assert set(answer_scales(nullable)) == {"id", "y", "p", "n"}
+    theirs = nullable.assign(n=nullable.n.fillna(2))
+    assert measure(theirs, nullable, scales=answer_scales(nullable)) == measure(theirs, nullable)
 
 
 def test_rounding_step_reads_the_first_finite_values_only():
