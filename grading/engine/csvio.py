@@ -104,8 +104,8 @@ def read_submission(
     """Parse a team's submission exactly as MLE-bench would, or raise InvalidSubmission.
 
     With the competition's ``answers`` given, a large all-number submission keeps any column that is byte for
-    byte the answers' column of the same name (its ids, as a rule) as a read-only view of that column instead
-    of a copy: the same frame, one column's memory less (:func:`read_numeric_blocks`)."""
+    byte the answers' column of the same name (its ids, as a rule) as a copy-on-write view of that column
+    instead of a copy: the same frame, one column's memory less (:func:`read_numeric_blocks`)."""
     path = Path(path)
     line_breaks = scan_text_file(path, max_bytes=max_bytes, max_line_bytes=max_line_bytes)
     try:
