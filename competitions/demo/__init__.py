@@ -9,7 +9,7 @@ Framework-free: nothing here imports Django. Layouts are described in ``README.m
     write_run_group(out_dir=Path("runs"), seeds=(0, 1, 2), quality=0.9)
 """
 
-from competitions.demo.agent import Defect, simulate_submission, write_submission
+from competitions.demo.agent import Defect, answers_submission, simulate_submission, write_submission
 from competitions.demo.answers import DemoAnswers, expected_rows, generate_answers
 from competitions.demo.catalog import split_ids
 from competitions.demo.leaderboard import grade, simulate_leaderboard, team_qualities
@@ -28,6 +28,7 @@ from competitions.demo.specs import SPECS
 __all__ = [
     "SPECS",
     "Defect",
+    "answers_submission",
     "DemoAnswers",
     "default_manifest",
     "expected_rows",

@@ -1,10 +1,12 @@
 """A simulated agent: submissions in a competition's public format with a chosen quality.
 
-``quality`` in [0, 1] is the share of rows the agent gets exactly right; the rest is noise (see
-:mod:`competitions.demo.targets`). For a fixed seed the score moves monotonically with quality:
-1 gives the best possible score, 0 pure noise. ``defects`` break a submission on purpose, to test
-validation: whether a defect makes a submission *invalid* is the competition's rule (for example
-nomad2018 aligns rows by position, so duplicate ids pass there).
+``quality`` in [0, 1] is the share of rows the agent knows; the rest is noise (see
+:mod:`competitions.demo.targets`). A known row is an exact label or text, and on a continuous target the truth
+plus the model's error (a probability below 1, a value off by a little), as an honest model writes it. For a
+fixed seed the score moves monotonically with quality: 0 is pure noise, 1 the best an honest model does.
+``answers_submission`` is the answers themselves in the public format, what a team copying them writes.
+``defects`` break a submission on purpose, to test validation: whether a defect makes a submission *invalid*
+is the competition's rule (for example nomad2018 aligns rows by position, so duplicate ids pass there).
 """
 
 from __future__ import annotations
@@ -42,11 +44,37 @@ def simulate_submission(
     """A submission frame in the public format (the sample submission's columns and row order)."""
     if not 0.0 <= quality <= 1.0:
         raise ValueError(f"quality must be within [0, 1], not {quality}")
+    return _submission(
+        competition_id=competition_id, answers=answers, quality=quality, seed=seed, defects=defects, honest=True
+    )
+
+
+def answers_submission(*, competition_id: str, answers: pd.DataFrame) -> pd.DataFrame:
+    """The answers in the public format (the sample submission's columns and row order), exact to the bit:
+    no honest model writes this, a team copying the answers does."""
+    return _submission(competition_id=competition_id, answers=answers, quality=1.0, seed=0, defects=(), honest=False)
+
+
+def _submission(
+    *,
+    competition_id: str,
+    answers: pd.DataFrame,
+    quality: float,
+    seed: int,
+    defects: Iterable[Defect | str],
+    honest: bool,
+) -> pd.DataFrame:
     spec = spec_for(competition_id)
     rng = rng_for(seed=seed, competition_id=competition_id, purpose="agent")
+    # The model's error draws come from a stream of their own, so the known rows and the noise are the same
+    # draws with or without it.
+    error_rng = rng_for(seed=seed, competition_id=competition_id, purpose="model-error")
     predictions: dict[str, np.ndarray] = {}
     for target in spec.targets:
-        predictions.update(target.predict(rng, answers, quality))
+        predicted = target.predict(rng, answers, quality)
+        if honest and hasattr(target, "honest"):
+            predicted = target.honest(error_rng, predicted, answers)
+        predictions.update(predicted)
     submission = pd.DataFrame(
         {c: predictions[c] if c in predictions else answers[c].to_numpy() for c in spec.public_columns}
     )

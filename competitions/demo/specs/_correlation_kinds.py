@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from competitions.demo import fields
+from competitions.demo.targets import reflect_into
 
 _HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
 
@@ -173,6 +174,14 @@ class Ratings:
         predicted = np.where(known[:, None], exact, noise)
         return {name: predicted[:, j] for j, name in enumerate(self.names)}
 
+    def honest(self, rng: np.random.Generator, predicted: dict[str, np.ndarray], truth: pd.DataFrame) -> dict:
+        """Each rating off by a few hundredths (the raters' steps are 1/6 apart), kept within [0, 1]."""
+        shape = (len(truth), len(self.names))
+        error = rng.standard_normal(shape) * (0.01 + 0.05 * rng.random(shape))
+        values = np.column_stack([predicted[name] for name in self.names]) + error
+        values = reflect_into(values, 0.0, 1.0)
+        return {name: values[:, j] for j, name in enumerate(self.names)}
+
 
 # --- nfl-player-contact-detection: one row per (game_play, step, player pair) --------------------------
 _PLAYERS_PER_PLAY = 22
@@ -283,8 +292,9 @@ def osic(rng: np.random.Generator, n: int) -> tuple[pd.DataFrame, None]:
 
 @dataclass(frozen=True)
 class FvcWithConfidence:
-    """FVC with a confidence (Laplace sigma). A known row is exact with the smallest useful confidence, 70;
-    noise is off by about 250 mL with a confidence between 100 and 400."""
+    """FVC with a confidence (Laplace sigma). A known row is the truth with the smallest useful confidence, 70
+    (``honest`` adds a model's error of about 40 mL and up to 60 to the confidence); noise is off by about
+    250 mL with a confidence between 100 and 400."""
 
     fvc: str = "FVC"
     confidence: str = "Confidence"
@@ -312,6 +322,13 @@ class FvcWithConfidence:
             self.fvc: np.where(known, exact, np.round(exact + error)),
             self.confidence: np.where(known, 70.0, np.round(spread)),
         }
+
+    def honest(self, rng: np.random.Generator, predicted: dict[str, np.ndarray], truth: pd.DataFrame) -> dict:
+        """FVC off by a few tens of mL (as floats, as a model writes them), confidence 70 to 130."""
+        n = len(truth)
+        fvc = predicted[self.fvc] + rng.normal(0.0, 40.0, size=n)
+        confidence = predicted[self.confidence] + 60.0 * rng.random(n)
+        return {self.fvc: np.round(fvc, 3), self.confidence: np.round(confidence, 3)}
 
 
 # --- us-patent-phrase-to-phrase-matching: similarity in quarter steps ---------------------------------

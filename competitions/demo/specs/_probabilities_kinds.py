@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from competitions.demo import fields, vocab
+from competitions.demo.targets import soften_probabilities, soften_rows
 
 # --- target kinds --------------------------------------------------------------------------------
 
@@ -23,8 +24,9 @@ from competitions.demo import fields, vocab
 class VoteShares:
     """Expert vote counts per class; a submission predicts each row's vote shares (summing to 1).
 
-    The agent knows a row with probability ``quality`` and then predicts its exact shares; otherwise it
-    predicts a Dirichlet(1, ..., 1) draw. The answers come from a builder (the vote columns are counts).
+    The agent knows a row with probability ``quality`` and then predicts its shares, mixed by ``honest`` with
+    a random spread; otherwise it predicts a Dirichlet(1, ..., 1) draw. The answers come from a builder (the
+    vote columns are counts).
     """
 
     votes: tuple[str, ...]
@@ -56,6 +58,10 @@ class VoteShares:
         probs = np.where(known[:, None], shares, noise)
         return {name: probs[:, j] for j, name in enumerate(self.votes)}
 
+    def honest(self, rng: np.random.Generator, predicted: dict[str, np.ndarray], truth: pd.DataFrame) -> dict:
+        probs = soften_rows(rng, np.column_stack([predicted[name] for name in self.votes]))
+        return {name: probs[:, j] for j, name in enumerate(self.votes)}
+
 
 @dataclass(frozen=True)
 class ToxicityScore:
@@ -83,6 +89,9 @@ class ToxicityScore:
         n = len(truth)
         known, noise = rng.random(n) < quality, rng.random(n)
         return {self.predicted: np.where(known, truth[self.column].to_numpy(dtype=float), noise)}
+
+    def honest(self, rng: np.random.Generator, predicted: dict[str, np.ndarray], truth: pd.DataFrame) -> dict:
+        return {self.predicted: soften_probabilities(rng, predicted[self.predicted])}
 
 
 # --- id makers and row plans ---------------------------------------------------------------------

@@ -26,6 +26,7 @@ from competitions.demo.specs._ranking_vocab import (
     SO_PREFIX,
     SO_SUFFIX,
 )
+from competitions.demo.targets import soften_probabilities
 
 
 @dataclass(frozen=True)
@@ -223,6 +224,9 @@ class MultiHot:
         exact = truth[list(self.classes)].to_numpy(dtype=float)
         scores = np.where(known[:, None], exact, noise)
         return {name: scores[:, j] for j, name in enumerate(self.classes)}
+
+    def honest(self, rng: np.random.Generator, predicted: dict[str, np.ndarray], truth: pd.DataFrame) -> dict:
+        return {name: soften_probabilities(rng, predicted[name]) for name in self.classes}
 
 
 HM_PURCHASES = LabelList(

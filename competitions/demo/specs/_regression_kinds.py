@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from competitions.demo import fields
+from competitions.demo.targets import reflect_into
 
 TAU = 2 * np.pi
 EARTH_RADIUS_M = 6_371_000.0
@@ -60,6 +61,13 @@ class Direction:
             self.azimuth: np.where(known, truth[self.azimuth].to_numpy(dtype=float), azimuth),
             self.zenith: np.where(known, truth[self.zenith].to_numpy(dtype=float), zenith),
         }
+
+    def honest(self, rng: np.random.Generator, predicted: dict[str, np.ndarray], truth: pd.DataFrame) -> dict:
+        """Both angles off by about 0.05 rad, the azimuth wrapped into [0, 2pi), the zenith mirrored into [0, pi]."""
+        n = len(truth)
+        azimuth = np.mod(predicted[self.azimuth] + rng.normal(0.0, 0.05, size=n), TAU)
+        zenith = reflect_into(predicted[self.zenith] + rng.normal(0.0, 0.05, size=n), 0.0, np.pi)
+        return {self.azimuth: azimuth, self.zenith: zenith}
 
     def out_of_range(self, values: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """An azimuth beyond 2pi: the same direction, and not an error for the grader."""
@@ -122,6 +130,14 @@ class Position:
             self.latitude: np.where(known, lat, lat + dlat),
             self.longitude: np.where(known, lon, lon + dlon),
         }
+
+    def honest(self, rng: np.random.Generator, predicted: dict[str, np.ndarray], truth: pd.DataFrame) -> dict:
+        """About a metre off in each direction (the phones' own error; noise is a few metres)."""
+        n = len(truth)
+        lat = predicted[self.latitude]
+        dlat = np.degrees(rng.normal(0.0, 1.0, size=n) / EARTH_RADIUS_M)
+        dlon = np.degrees(rng.normal(0.0, 1.0, size=n) / (EARTH_RADIUS_M * np.cos(np.radians(lat))))
+        return {self.latitude: lat + dlat, self.longitude: predicted[self.longitude] + dlon}
 
     def out_of_range(self, values: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """A latitude beyond 90 degrees: the grader has no range check, it scores a far-off point."""

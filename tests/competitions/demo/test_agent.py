@@ -1,4 +1,5 @@
-"""The simulated agent under the real graders: quality 1 is perfect, less is worse, defects are invalid."""
+"""The simulated agent under the real graders: the answers are perfect, the honest agent close to them and
+never exact on continuous targets, less quality is worse, defects are invalid."""
 
 import json
 from pathlib import Path
@@ -7,7 +8,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from competitions.demo import Defect, generate_answers, grade, simulate_submission, write_submission
+from competitions.demo import (
+    Defect,
+    answers_submission,
+    generate_answers,
+    grade,
+    simulate_submission,
+    write_submission,
+)
 from grading.engine.errors import InvalidSubmission
 
 DATA = Path(__file__).resolve().parents[3] / "competitions" / "data" / "mlebench-v1"
@@ -27,13 +35,39 @@ def small_answers() -> dict[str, pd.DataFrame]:
 
 
 @pytest.mark.parametrize("competition_id", LOW)
-def test_quality_one_is_perfect_and_low_quality_is_clearly_worse(competition_id, small_answers):
+def test_the_answers_are_perfect_quality_one_close_and_low_quality_clearly_worse(competition_id, small_answers):
     answers = small_answers[competition_id]
     higher_is_better = COMPETITIONS[competition_id]["higher_is_better"]
+    copied = answers_submission(competition_id=competition_id, answers=answers)
+    perfect = grade(competition_id=competition_id, submission=copied, answers=answers)
+    assert perfect == (1.0 if higher_is_better else 0.0)
     best, low = graded(competition_id, answers, 1.0), graded(competition_id, answers, 0.2)
-    assert best == (1.0 if higher_is_better else 0.0)
-    margin = (best - low) if higher_is_better else (low - best)
+    direction = 1 if higher_is_better else -1
+    assert direction * (perfect - best) >= 0  # an honest model is at most perfect
+    margin = direction * (best - low)
     assert margin > 0.05 * max(abs(best), abs(low), 1e-9)
+
+
+@pytest.mark.parametrize("competition_id", SPLIT75)
+def test_an_honest_model_is_never_exact_on_a_continuous_target(competition_id, small_answers):
+    """Probabilities, shares and regression values are close to the answers but never at them; labels, text,
+    masks and boxes may be exact (an honest model outputs an exact label)."""
+    answers = small_answers[competition_id]
+    honest = simulate_submission(competition_id=competition_id, answers=answers, quality=1.0, seed=2)
+    copied = answers_submission(competition_id=competition_id, answers=answers)
+    continuous = [
+        c
+        for c in honest.columns
+        if pd.api.types.is_float_dtype(honest[c]) and c in copied and pd.api.types.is_numeric_dtype(copied[c])
+    ]
+    for column in continuous:
+        mine, truth = honest[column].to_numpy(dtype=float), copied[column].to_numpy(dtype=float)
+        both = np.isfinite(mine) & np.isfinite(truth)
+        assert (mine[both] != truth[both]).mean() > 0.95, column
+        if ((truth[both] == 0) | (truth[both] == 1)).all() and both.any():  # probabilities of 0/1 answers
+            assert ((mine[both] > 0) & (mine[both] < 1)).all(), column
+            true_class = mine[both][truth[both] == 1]  # the true class's probability varies from row to row
+            assert len(np.unique(np.round(true_class, 3))) >= min(10, len(true_class) // 2), column
 
 
 @pytest.mark.parametrize("competition_id", SPLIT75)

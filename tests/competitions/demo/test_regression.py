@@ -10,6 +10,7 @@ import pytest
 
 from competitions.demo import (
     Defect,
+    answers_submission,
     expected_rows,
     generate_answers,
     grade,
@@ -103,10 +104,12 @@ def test_small_answers_have_the_private_files_columns_and_dtypes(competition_id,
 
 
 @pytest.mark.parametrize("competition_id", GROUP)
-def test_the_agent_is_perfect_at_quality_one_and_clearly_worse_at_0_2(competition_id, small):
+def test_the_answers_are_perfect_the_agent_close_at_quality_one_and_clearly_worse_at_0_2(competition_id, small):
     answers = small[competition_id].answers
+    copied = answers_submission(competition_id=competition_id, answers=answers)
+    assert grade(competition_id=competition_id, submission=copied, answers=answers) == BEST[competition_id]
     best, low = graded(competition_id, answers, 1.0), graded(competition_id, answers, 0.2)
-    assert best == BEST[competition_id]
+    assert best > BEST[competition_id]  # an honest model's error: never the answers themselves
     assert low - best > 0.05 * max(abs(best), abs(low))
     scores = [graded(competition_id, answers, q, seed=4) for q in (0.0, 0.3, 0.6, 0.9, 1.0)]
     assert scores == sorted(scores, reverse=True) and scores[0] > scores[-1]

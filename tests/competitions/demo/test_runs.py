@@ -69,7 +69,9 @@ def test_submissions_grade_against_the_pack_they_were_made_for(tmp_path):
         submission = pd.read_csv(group / run_id / "submission" / "submission.csv")
         return grade(competition_id=competition_id, submission=submission, answers=load(competition_id))
 
-    assert [score(r) for r in _runs_of(group, CHOSEN[0])] == [0.0, 0.0]
+    # The honest agent at quality 1 is near the best log loss (0), never at it; against another pack's
+    # answers the same files would score above 1.
+    assert all(0.0 < score(r) < 0.15 for r in _runs_of(group, CHOSEN[0]))
     seed0, seed1 = _runs_of(group, CHOSEN[1])
     assert score(seed0) > 0
     with pytest.raises(InvalidSubmission):
@@ -129,7 +131,7 @@ def test_a_team_report_grades_the_runs_and_can_claim_otherwise(tmp_path):
     report = json.loads(path.read_text())
     assert report["total_runs"] == 4 and report["total_runs_with_submissions"] == 3
     by_path = {r["submission_path"].split("/")[2]: r for r in report["competition_reports"]}
-    assert by_path[run_id_for(competition_id=CHOSEN[0], seed=1)]["score"] == 0.0
+    assert 0.0 < by_path[run_id_for(competition_id=CHOSEN[0], seed=1)]["score"] < 0.15  # honest: near 0, never 0
     assert by_path[run_id_for(competition_id=CHOSEN[0], seed=1)]["gold_medal"]
     assert by_path[boasted]["score"] == 0.0123
     assert not by_path[run_id_for(competition_id=CHOSEN[1], seed=1)]["submission_exists"]
