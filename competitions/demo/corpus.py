@@ -331,26 +331,26 @@ def cosmetic_seeds(edit: str) -> Callable[[Path, Path, tuple[str, ...]], list[Up
             frame = pd.read_csv(original, keep_default_na=False, na_values=[""])
             for seed in (1, 2):
                 target = submission_path(group, cid, seed)
-                if edit == "trailing_newline":
-                    target.write_bytes(original.read_bytes() + b"\n")
+                if edit == "trailing_newline":  # one newline on seed 1, two on seed 2: no two files the same
+                    target.write_bytes(original.read_bytes() + b"\n" * seed)
                 elif edit == "rows_reordered":
                     order = rng_for(seed=seed, competition_id=cid, purpose="corpus-reorder").permutation(len(frame))
                     write_frame(cid, frame.iloc[order], target)
-                elif edit == "float_format":
+                elif edit == "float_format":  # another format per seed; every cell quoted where nothing is a float
                     floats = frame.select_dtypes("float").columns
-                    text = frame.assign(**{c: frame[c].map(lambda v: f"{v:.9e}") for c in floats})
-                    write_frame(cid, text if len(floats) else frame, target)
-                    if not len(floats):  # nothing numeric: quote every cell instead
-                        frame.to_csv(target, index=False, quoting=1)
-                else:  # "one_cell": one prediction changed
+                    shape = "{:.9e}" if seed == 1 else "{:.15g}"
+                    if len(floats):
+                        write_frame(cid, frame.assign(**{c: frame[c].map(shape.format) for c in floats}), target)
+                    else:
+                        frame.to_csv(target, index=False, quoting=1 if seed == 1 else 0, lineterminator="\r\n")
+                else:  # "one_cell": one prediction changed, another row on each seed
                     changed = frame.copy()
                     column = changed.columns[-1]
                     values = changed[column].to_numpy(dtype=object).copy()
-                    values[seed] = (
-                        values[(seed + 1) % len(values)]
-                        if values[seed] != values[(seed + 1) % len(values)]
-                        else values[seed + 2]
-                    )
+                    if pd.api.types.is_numeric_dtype(changed[column]):
+                        values[seed] = values[seed] + 1
+                    else:
+                        values[seed] = f"{values[seed]}x"
                     changed[column] = pd.Series(values).infer_objects()
                     write_frame(cid, changed, target)
         return [Upload("cheater", bundle(group, out))]

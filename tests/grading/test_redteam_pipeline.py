@@ -1,0 +1,76 @@
+"""The red-team corpus (competitions/demo/corpus.py) as real uploads through the pipeline: every cheat is held
+(in review, not comparable, its expected flag raised), and honest entries are published comparable.
+
+Each case is built on a few Lite competitions it applies to (its cheat does not need more), from the session's
+Lite packs; the cases across teams upload the earlier team's bundle as bob's first. The honest entries cover
+the whole Lite split with three seeds, as a comparable entry must.
+"""
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from competitions.demo import corpus as corpora
+from grading.models import Flag, Run, Submission
+from grading.services import finish, pipeline
+
+CASES = {case.name: case for case in corpora.red_team()}
+HONEST = {case.name: case for case in corpora.honest()}
+PER_CASE = 2  # Lite competitions per red-team case
+SETTINGS = {"scan_max_bytes": "CHECK_SCAN_MAX_BYTES"}
+
+
+@pytest.fixture
+def upload(registry_with_packs, lite_packs, alice, bob, monkeypatch, settings, django_capture_on_commit_callbacks):
+    """Upload a built bundle as alice's (the case's team) or bob's (another team), through every step."""
+    from grading import queue
+    from grading.services.intake import submission_create
+    from leaderboard.tasks import refresh_board
+
+    monkeypatch.setattr(queue, "send", lambda task, pk: None)
+    monkeypatch.setattr(refresh_board, "delay", lambda *args, **kwargs: None)
+
+    def send(path, *, user) -> Submission:
+        file = SimpleUploadedFile(path.name, path.read_bytes())
+        submission = submission_create(team=user.teams.get(), user=user, upload=file)
+        with django_capture_on_commit_callbacks(execute=True):
+            pipeline.submission_validate(submission_id=submission.pk)
+            for run in Run.objects.filter(submission=submission):
+                pipeline.run_grade(run_id=run.pk)
+            finish.submission_finish(submission_id=submission.pk)
+        submission.refresh_from_db()
+        return submission
+
+    def run_case(case: corpora.Case, out, *, competitions=None) -> Submission:
+        for name, value in case.settings.items():
+            setattr(settings, SETTINGS[name], value)
+        chosen = competitions if competitions is not None else case.applies_to[:PER_CASE]
+        uploads = case.build(packs=lite_packs, out_dir=out, competitions=chosen)
+        *earlier, own = uploads
+        for other in earlier:
+            send(other.bundle, user=bob if other.team != own.team else alice)
+        return send(own.bundle, user=alice)
+
+    return run_case
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_the_cheat_is_held(name, upload, tmp_path):
+    case = CASES[name]
+    submission = upload(case, tmp_path / "case")
+    flags = Flag.objects.filter(submission=submission)
+    raised = {(f.code, f.severity) for f in flags}
+    assert not submission.comparable, (name, sorted(raised))
+    if case.expected.blocking:
+        assert (case.expected.code, "blocking") in raised, (name, sorted(raised))
+        assert submission.status == Submission.Status.IN_REVIEW, (submission.status, submission.status_reason)
+    else:
+        assert case.expected.code in {code for code, _ in raised}, (name, sorted(raised))
+
+
+@pytest.mark.parametrize("name", [n for n in HONEST if n.startswith(("honest_model/q=0.95", "shared_scaffold"))])
+def test_an_honest_entry_is_published_comparable(name, upload, tmp_path):
+    submission = upload(HONEST[name], tmp_path / "case", competitions=corpora.LITE)
+    blocking = list(Flag.objects.filter(submission=submission, severity="blocking").values_list("code", "key"))
+    assert blocking == []
+    assert submission.status == Submission.Status.PUBLISHED, (submission.status, submission.status_reason)
+    assert submission.comparable
