@@ -11,9 +11,9 @@ checkpoints, a popular scaffold shared by two teams).
 false-hold rates per family; ``tests/grading/test_redteam_pipeline.py`` uploads them through the pipeline.
 Framework-free: nothing here imports Django.
 
-Expected verdicts name flag codes. Where the detector of issue 30 that must hold a case has no code on main
-yet, the code below is the one the issue names (``unscanned_evidence``) or a proposal (``selected_seeds``);
-change the constant where a detector lands under another name.
+Expected verdicts name flag codes (the constants below). A case no check of the uploaded files can hold says
+what does (``Case.beyond_files``): the best 3 of 10 seeds with metadata.json rewritten is three honest runs to
+every check, and only a pre-registered number of seeds tells it apart.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ ANSWER_COPY = "answer_copy"
 DUPLICATES = "duplicate_submissions"
 FEEDBACK = "test_set_feedback"
 UNSCANNED = "unscanned_evidence"  # evidence the scanner could not read, a scan cut short, a run without logs
-SELECTED_SEEDS = "selected_seeds"  # proposed: more runs made than uploaded (metadata.json, seed numbers)
+SELECTED_SEEDS = "selected_seeds"  # more runs made than uploaded (metadata.json lists runs the bundle lacks)
 
 LITE = tuple(split_ids("low"))
 AUC = tuple(
@@ -98,6 +98,10 @@ class Case:
     honest: bool = False
     settings: dict = field(default_factory=dict)  # CheckSettings overrides the case needs (a small scan budget)
     sees: str = ""  # what evidence the case leaves, and what our checks can see of it
+    # What holds the case where no check of the uploaded files can ("registration": only a pre-registered number
+    # of seeds tells the best 3 of 10 from 3 honest seeds). Such cases are measured, and counted as misses, but
+    # the pipeline tests of the checks leave them out.
+    beyond_files: str = ""
 
     @property
     def name(self) -> str:
@@ -726,6 +730,7 @@ def red_team() -> list[Case]:
             best_of_ten(careful=True),
             sees="renumbered 0, 1, 2 and metadata.json rewritten: every file an honest run; no check of the files "
             "can see it (the scores are only the best of 10, above the mean)",
+            beyond_files="registration",
         )
     )
     return cases

@@ -26,6 +26,7 @@ from grading.checks import (
     rule_violation,
     runtime_over_budget,
     score_mismatch,
+    selected_seeds,
     test_set_feedback,
 )
 from grading.checks.base import FlagData, GradedRun
@@ -43,6 +44,7 @@ Check = Callable[[CheckContext], list[FlagData]]
 CHECKS: dict[str, Check] = {
     "test_set_feedback": test_set_feedback.check,
     "padded_seeds": padded_seeds.check,
+    "selected_seeds": selected_seeds.check,
     "insufficient_seeds": insufficient_seeds.check,
     "incomplete_coverage": incomplete_coverage.check,
     "score_mismatch": score_mismatch.check,

@@ -3,10 +3,11 @@ live portal, and from a clean folder only the one-file client run by a virtualen
 (pip-installed, no Django, no portal): the evidence's files, every aggregate and rank, every submission re-graded
 with the reader's own MLE-bench data, and the board's history, all checked in one command.
 
-The hostile case is the one only --data can see: an operator who changes a stored re-grade (a medal a
-submission never earned), recomputes the stored aggregates from it and lets the board follow. The evidence then
-agrees with itself and with the API, its hashes are right and the history records the change, but the
-submission re-graded from the user's own answers does not earn that medal.
+The hostile case is the one only --data can see: an operator who changes a stored re-grade (a gold medal the
+submission never earned, or, where the run earned one, a gold medal taken away), recomputes the stored aggregates
+from it and lets the board follow. The evidence then agrees with itself and with the API, its hashes are right and
+the history records the change, but the submission re-graded from the user's own answers does not give that
+medal record.
 """
 
 import shutil
@@ -56,14 +57,19 @@ def test_a_published_entry_verifies_from_a_clean_folder_with_only_the_client_and
     assert "history head: " in done.stdout and "keep it" in done.stdout
 
 
-def test_a_medal_the_server_stored_but_the_submission_never_earned_is_caught_by_the_users_own_data(
+def test_a_medal_record_the_server_changed_is_caught_by_the_users_own_data(
     live_server, lite_entry, engine_venv, mlebench_data, tmp_path
 ):
-    runs = Run.objects.filter(submission=lite_entry.submission, regraded__gold_medal=False)
-    run = runs.filter(regraded__valid_submission=True).select_related("competition").first()
+    runs = Run.objects.filter(submission=lite_entry.submission, regraded__valid_submission=True)
+    # The demo agent at this quality earns gold on most runs: a run without one gets a gold it never earned, else
+    # a gold run loses it. Either way the stored record differs from what the submission earns.
+    run = (runs.filter(regraded__gold_medal=False) or runs).select_related("competition").first()
     assert run is not None
     report = dict(run.regraded)
-    report.update(gold_medal=True, any_medal=True, above_median=True)
+    if report["gold_medal"]:
+        report.update(gold_medal=False, silver_medal=False, bronze_medal=False, any_medal=False)
+    else:
+        report.update(gold_medal=True, any_medal=True, above_median=True)
     # The tamperer's edit, made consistent: the stored aggregates recomputed from it, and the board refreshed.
     Run.objects.filter(pk=run.pk).update(regraded=report)
     submission = lite_entry.submission

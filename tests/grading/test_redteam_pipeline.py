@@ -13,7 +13,7 @@ from competitions.demo import corpus as corpora
 from grading.models import Flag, Run, Submission
 from grading.services import finish, pipeline
 
-CASES = {case.name: case for case in corpora.red_team()}
+CASES = {case.name: case for case in corpora.red_team() if not case.beyond_files}
 HONEST = {case.name: case for case in corpora.honest()}
 PER_CASE = 2  # Lite competitions per red-team case
 SETTINGS = {"scan_max_bytes": "CHECK_SCAN_MAX_BYTES"}

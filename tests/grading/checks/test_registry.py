@@ -1,6 +1,7 @@
 """The registry: every check of SPEC §4 runs, and an honest bundle raises nothing in any of them."""
 
 import dataclasses
+import json
 from collections import Counter
 from dataclasses import replace
 
@@ -38,7 +39,7 @@ SPEC_CHECKS = {
     "grader_loophole",
 }
 # The portal's own, beyond the table.
-PORTAL_CHECKS = {"malformed_report", "report_only", "format_checks", "grading_error"}
+PORTAL_CHECKS = {"malformed_report", "report_only", "format_checks", "grading_error", "selected_seeds"}
 SPEC_BLOCKING = {"answer_copy"}  # named by SPEC §4's blocking findings ("answer copies"), not by its table
 COPY_AGREEMENT = {
     "measured": True,
@@ -120,6 +121,9 @@ def dishonest(tmp_path_factory):
     ]
     # The re-grade found the first run's file to be the answers, rounded.
     runs[0] = replace(runs[0], agreement=COPY_AGREEMENT)
+    # The run group's metadata.json lists a seed the bundle leaves out (the best runs of more, kept).
+    listed = {run.folder.name: {"success": True} for run in runs if run.folder is not None}
+    (root / "runs" / "group" / "metadata.json").write_text(json.dumps({"runs": {**listed, f"{PIZZA}_0000000a": {}}}))
     # A hosted run's agent that used the format check as a search oracle.
     (runs[0].folder / "format_checks.jsonl").write_text('{"valid": false, "reason": "wrong columns"}\n' * 101)
     manifest = manifest_with(
