@@ -56,7 +56,7 @@ flags = run_checks(context)
 t1 = time.perf_counter()
 print(json.dumps({"seconds": round(t1 - t0, 2), "peak_rss_mb": round(rss(), 1), "import_rss_mb": round(base, 1),
                   "runs": len(runs), "files_scanned": context.scan.files_scanned,
-                  "bytes_scanned": context.scan.bytes_scanned, "skipped_binary": len(context.scan.skipped_binary),
+                  "bytes_scanned": context.scan.bytes_scanned, "binary_strings": len(context.scan.binary_strings),
                   "flags": sorted({f"{f.code}/{f.key}" for f in flags})}))
 """
 
@@ -158,7 +158,7 @@ def main() -> None:
     print(
         f"checks: {result['seconds']} s, peak RSS {result['peak_rss_mb']} MB (after imports "
         f"{result['import_rss_mb']} MB); {result['runs']} runs, {result['files_scanned']} files, "
-        f"{result['bytes_scanned'] / 1024**3:.2f} GiB scanned, {result['skipped_binary']} binary skipped"
+        f"{result['bytes_scanned'] / 1024**3:.2f} GiB scanned, {result['binary_strings']} binary read for strings"
     )
     print(f"flags: {', '.join(result['flags']) or 'none'}")
 

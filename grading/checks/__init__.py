@@ -28,6 +28,7 @@ from grading.checks import (
     score_mismatch,
     selected_seeds,
     test_set_feedback,
+    unscanned_evidence,
 )
 from grading.checks.base import FlagData, GradedRun
 from grading.checks.context import CheckContext
@@ -43,6 +44,7 @@ Check = Callable[[CheckContext], list[FlagData]]
 
 CHECKS: dict[str, Check] = {
     "test_set_feedback": test_set_feedback.check,
+    "unscanned_evidence": unscanned_evidence.check,
     "padded_seeds": padded_seeds.check,
     "selected_seeds": selected_seeds.check,
     "insufficient_seeds": insufficient_seeds.check,

@@ -16,7 +16,10 @@ from grading.bundles.manifest import Manifest
 from grading.checks.base import GradedRun
 from grading.checks.patterns import all_patterns
 from grading.checks.scan import ScanResult, scan_files, walk_files
+from grading.checks.unwrap import DEFAULT_LIMITS, Limits
 from grading.engine.hashing import file_sha256
+
+CODE_SUFFIXES = frozenset({".py", ".sh", ".r", ".jl"})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -33,6 +36,7 @@ class CheckSettings:
     code_compare_chars: int = 50_000  # of each run's code, normalised, kept for cross-team comparison
     runtime_tolerance: float = 0.1  # a run may exceed the declared runtime by this share before it is flagged
     answer_copy_agreement: float = 0.92  # answer_copy: the lower bound of the chance-corrected row agreement
+    unwrap_limits: Limits = DEFAULT_LIMITS  # what one file may unpack to (archive bombs)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -80,6 +84,24 @@ class RunFiles:
         if self.folder is None or not (self.folder / "code").is_dir():
             return []
         return walk_files(self.folder / "code")
+
+    def other_files(self) -> list[Path]:
+        """The run folder's files beside run.log, logs/, code/ and the scored submission (notes, caches, ...)."""
+        if self.folder is None:
+            return []
+        known = {self.folder / "run.log", self.submission}
+        inside = (self.folder / "logs", self.folder / "code")
+        return [p for p in walk_files(self.folder) if p not in known and not any(p.is_relative_to(d) for d in inside)]
+
+    def has_log(self, *, hosted: bool = False) -> bool:
+        """Whether the run has a log to read: a run.log or a file under logs/ with something in it. A hosted
+        run's run.log is the worker's capture of the agent's output, there even when the agent printed nothing."""
+        if self.folder is None:
+            return False
+        run_log = self.folder / "run.log"
+        if run_log.is_file() and (hosted or run_log.stat().st_size > 0):
+            return True
+        return any(path.stat().st_size > 0 for path in self.log_files() if path != run_log)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -132,6 +154,7 @@ class CheckContext:
     board: BoardVersion = BoardVersion()
     other_entries: tuple[OtherEntry, ...] = ()
     settings: CheckSettings = CheckSettings()
+    hosted: bool = False  # run by the portal's workers (their run.log is the captured output, even when empty)
     cache: dict = field(default_factory=dict, compare=False, repr=False)  # what several checks compute once
 
     @property
@@ -162,19 +185,26 @@ class CheckContext:
         return [tier for tier, members in self.tier_members.items() if wanted & set(members)]
 
     def files(self) -> list[tuple[str, Path, str]]:
-        """(label relative to the bundle, path, "logs"|"code") for every log and code file of every run."""
+        """(label relative to the bundle, path, "logs"|"code") for every file of every run but its scored
+        submission: run.log and logs/, code/, then the rest (Python files read as code, the others as logs)."""
         found = []
         for run in self.runs:
             if run.folder is None:
                 continue  # a run whose files are gone has no logs or code
-            for kind, paths in (("logs", run.log_files()), ("code", run.code_files())):
+            others = run.other_files()
+            for kind, paths in (
+                ("logs", run.log_files()),
+                ("code", run.code_files()),
+                ("code", [path for path in others if path.suffix.lower() in CODE_SUFFIXES]),
+                ("logs", [path for path in others if path.suffix.lower() not in CODE_SUFFIXES]),
+            ):
                 for path in paths:
                     found.append((f"{run.run_path}/{path.relative_to(run.folder).as_posix()}", path, kind))
         return found
 
     @cached_property
     def scan(self) -> ScanResult:
-        """One pass over every log and code file with every check's patterns (shared by the checks)."""
+        """One pass over every file of every run with every check's patterns (shared by the checks)."""
         s = self.settings
         return scan_files(
             self.files(),
@@ -183,4 +213,5 @@ class CheckContext:
             context_lines=s.scan_context_lines,
             max_line_bytes=s.scan_max_line_bytes,
             max_bytes=s.scan_max_bytes,
+            limits=s.unwrap_limits,
         )

@@ -101,6 +101,12 @@ FEEDBACK_FILE = pattern(
     r"\b(open|read_csv|read_json|json\.loads?|cat|head|tail|less|load)\b[^\n]*\b(leaderboard|grading[_-]?report|"
     r"test[_-]?scores?|private[_-]?scores?|lb[_-]?scores?|medals?|score[_-]?feedback|feedback)\.(json|jsonl|csv|txt)\b",
 )
+REMOTE_EVAL = pattern(
+    "remote_eval",
+    r"\bremote[_-]?(eval|evaluat|scor|grad)\w*|"
+    r"\b(post|put|requests\.\w+|httpx\.\w+|urlopen|session\.\w+|curl)\b[^\n]*https?://[^\s'\"]*(eval|scor|grad|"
+    r"leaderboard)[^\s'\"]*['\"][^\n]*\)\s*\.\s*json\s*\(",
+)
 
 # rule_violation
 HAND_WRITTEN = pattern(
@@ -174,6 +180,7 @@ FEEDBACK_PATTERNS = (
     "score_response",
     "tuned_to_test",
     "feedback_file",
+    "remote_eval",
 )
 RULE_PATTERNS = ("hand_written", "forbidden_resources", *(p.name for p in MODEL_API_PATTERNS.values()))
 
@@ -193,6 +200,7 @@ def all_patterns(context: CheckContext) -> list[Pattern]:
         SCORE_RESPONSE,
         TUNED_TO_TEST,
         FEEDBACK_FILE,
+        REMOTE_EVAL,
         HAND_WRITTEN,
         KAGGLE_ACCESS,
         *MODEL_API_PATTERNS.values(),

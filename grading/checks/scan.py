@@ -12,6 +12,7 @@ Patterns must therefore be written in the syntax both engines share (no look-aro
 
 from __future__ import annotations
 
+import io
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -21,54 +22,23 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-CHUNK = 1 << 20
-BINARY_PROBE = 8192
-BINARY_SUFFIXES = frozenset(
-    {
-        ".pt",
-        ".pth",
-        ".ckpt",
-        ".bin",
-        ".pkl",
-        ".pickle",
-        ".joblib",
-        ".npy",
-        ".npz",
-        ".h5",
-        ".hdf5",
-        ".onnx",
-        ".parquet",
-        ".feather",
-        ".arrow",
-        ".safetensors",
-        ".png",
-        ".jpg",
-        ".jpeg",
-        ".gif",
-        ".bmp",
-        ".tif",
-        ".tiff",
-        ".zip",
-        ".gz",
-        ".tgz",
-        ".bz2",
-        ".xz",
-        ".zst",
-        ".7z",
-        ".tar",
-        ".whl",
-        ".so",
-        ".o",
-        ".pyc",
-        ".mat",
-        ".dcm",
-        ".wav",
-        ".mp3",
-        ".mp4",
-        ".avi",
-        ".pdf",
-    }
+from grading.checks.unwrap import (
+    DEFAULT_LIMITS,
+    Limits,
+    Unreadable,
+    View,
+    base64_texts,
+    mostly_text,
+    printable_strings,
+    views,
 )
+
+CHUNK = 1 << 20
+# The views derived from each block of text lines: words split across lines joined again, and string literals
+# glued with "+" squeezed into one ('"priv" + "ate"' reads "private"); long base64 runs decoded.
+SPLIT_WORD = r"(\w)\r?\n(\w)"
+GLUED_STRINGS = r"""["']\s*\+\s*["']"""
+BASE64_CANDIDATE = r"[A-Za-z0-9+/]{32,}"
 EXCERPT_CHARS = 240  # of a shown line: a 10 MB line is shown as the part around the hit
 
 
@@ -122,8 +92,10 @@ class ScanResult:
     by_pattern: dict[str, PatternResult] = field(default_factory=dict)
     files_scanned: int = 0
     bytes_scanned: int = 0
-    skipped_binary: list[str] = field(default_factory=list)
+    binary_strings: list[str] = field(default_factory=list)  # binary files read for their printable strings
     truncated: bool = False  # the byte budget ran out before every file was read
+    unread: list[str] = field(default_factory=list)  # the files (or members) the budget left unread, in order
+    unreadable: list[tuple[str, str]] = field(default_factory=list)  # (file or member, why) it could not decode
 
     def get(self, name: str) -> PatternResult:
         return self.by_pattern.get(name) or PatternResult()
@@ -152,17 +124,6 @@ def _shown(raw: bytes, *, span: tuple[int, int] | None = None) -> tuple[str, tup
     return text, (first, first + len(_decode(raw[max(start, span[0]) : min(end, span[1])])))
 
 
-def is_binary(path: Path) -> bool:
-    if path.suffix.lower() in BINARY_SUFFIXES:
-        return True
-    try:
-        with path.open("rb") as f:
-            probe = f.read(BINARY_PROBE)
-    except OSError:
-        return True
-    return b"\0" in probe
-
-
 def combined(patterns: Sequence[Pattern]) -> str:
     """One RE2 expression that matches wherever any of the patterns may (a superset: a prefilter)."""
     return "|".join(f"(?:{p.regex.pattern.decode('latin-1')})" for p in patterns)
@@ -185,11 +146,13 @@ class _FileScan:
         self.max_hits, self.context_lines = max_hits, context_lines
         self.combined = prefilter or combined(patterns)
 
-    def buffer(self, data: bytes, *, first_line: int) -> None:
+    def buffer(self, data: bytes, *, first_line: int, label: str | None = None, unless_in: bytes | None = None) -> None:
         """Scan complete lines ``data`` (ending with a newline, or a cut piece) starting at ``first_line``.
 
         RE2 (through Arrow, linear time) runs every pattern at once over the chunk; only a chunk with a
-        candidate is split into lines, and only candidate lines meet Python's regular expressions."""
+        candidate is split into lines, and only candidate lines meet Python's regular expressions. A derived
+        view (``label``) passes the text it was derived from as ``unless_in``: a match found there as it is
+        was the plain view's to find (or to exclude)."""
         chunk = pa.array([data], pa.binary())
         if pc.find_substring_regex(chunk, self.combined, ignore_case=True)[0].as_py() == -1:
             return
@@ -199,13 +162,18 @@ class _FileScan:
             line = lines[index].as_py()
             for p in self.patterns:
                 match = p.regex.search(line)
-                if match and not (p.exclude and p.exclude.search(line)):
-                    self._record(p, lines, index, first_line, match.span())
+                if not match or (p.exclude and p.exclude.search(line)):
+                    continue
+                if unless_in is not None and match.group() in unless_in:
+                    continue
+                self._record(p, lines, index, first_line, match.span(), label or self.label)
 
-    def _record(self, p: Pattern, lines: pa.Array, index: int, first_line: int, span: tuple[int, int]) -> None:
+    def _record(
+        self, p: Pattern, lines: pa.Array, index: int, first_line: int, span: tuple[int, int], label: str
+    ) -> None:
         found = self.result.by_pattern.setdefault(p.name, PatternResult())
         found.total += 1
-        found.files.add(self.label)
+        found.files.add(label)
         if len(found.hits) >= self.max_hits:
             return
         last = len(lines) - 1
@@ -217,7 +185,18 @@ class _FileScan:
             text, at = _shown(lines[i].as_py(), span=span if i == index else None)
             excerpt.append(f"{first_line + i}: {text}")
             where = at if i == index else where
-        found.hits.append(Hit(file=self.label, line=first_line + index, excerpt=excerpt, match=where))
+        found.hits.append(Hit(file=label, line=first_line + index, excerpt=excerpt, match=where))
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Options:
+    patterns: Sequence[Pattern]
+    result: ScanResult
+    max_hits: int
+    context_lines: int
+    max_line_bytes: int
+    prefilter: str | None
+    limits: Limits
 
 
 def scan_file(
@@ -231,56 +210,115 @@ def scan_file(
     max_line_bytes: int = 65536,
     budget: int | None = None,
     prefilter: str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> int:
-    """Scan one file; returns the bytes read. Binary files are skipped and listed."""
+    """Scan one file, every view of it (unwrap.views: members, decoded text, a binary's strings); returns the
+    bytes read, decoded. What cannot be decoded is listed in ``result.unreadable``, what the budget left unread
+    in ``result.unread``."""
     if not patterns:
         return 0
-    if is_binary(path):
-        result.skipped_binary.append(label)
-        return 0
-    state = _FileScan(
-        label=label,
+    options = _Options(
         patterns=patterns,
         result=result,
         max_hits=max_hits,
         context_lines=context_lines,
+        max_line_bytes=max_line_bytes,
         prefilter=prefilter,
+        limits=limits,
     )
+    read = 0
+    with path.open("rb") as f:
+        result.files_scanned += 1
+        size = os.fstat(f.fileno()).st_size
+        try:
+            for view in views(label, f, name=path.name, size=size, limits=limits, seekable=f):
+                left = None if budget is None else budget - read
+                if left is not None and left <= 0:
+                    result.truncated = True
+                    result.unread.append(view.label)
+                    break
+                read += _scan_view(view, options=options, budget=left)
+        except Unreadable as exc:
+            result.unreadable.append((exc.where, exc.why))
+    result.bytes_scanned += read
+    return read
+
+
+def _scan_view(view: View, *, options: _Options, budget: int | None, depth: int = 0) -> int:
+    """Scan one view in chunks, line by line; returns the bytes read from it."""
+    result, max_line_bytes = options.result, options.max_line_bytes
+    state = _FileScan(
+        label=view.label,
+        patterns=options.patterns,
+        result=result,
+        max_hits=options.max_hits,
+        context_lines=options.context_lines,
+        prefilter=options.prefilter,
+    )
+    if view.kind == "strings":
+        result.binary_strings.append(view.label)
+
+    def block(data: bytes, first_line: int) -> None:
+        state.buffer(data, first_line=first_line)
+        if view.kind == "text":
+            _derived(state, data, first_line=first_line, options=options, depth=depth)
+
     carry = b""
     line_no = 1
     read = 0
-    result.files_scanned += 1
-    with path.open("rb") as f:
-        while True:
-            want = CHUNK if budget is None else min(CHUNK, budget - read)
-            data = f.read(want) if want > 0 else b""
-            if not data:
-                if want <= 0 and f.read(1):
-                    result.truncated = True
-                break
-            read += len(data)
-            buf = carry + data
-            cut = buf.rfind(b"\n")
-            if cut == -1:
-                if len(buf) <= max_line_bytes:
-                    carry = buf
-                    continue
-                # One very long line: scan it in pieces, none kept longer than max_line_bytes.
-                cut = len(buf) - 1
-                piece, carry = buf, b""
-                state.buffer(piece, first_line=line_no)
+    stream = view.stream
+    while True:
+        want = CHUNK if budget is None else min(CHUNK, budget - read)
+        data = stream.read(want) if want > 0 else b""
+        if not data:
+            if want <= 0 and stream.read(1):
+                result.truncated = True
+                result.unread.append(view.label)
+            break
+        read += len(data)
+        data = printable_strings(data) if view.kind == "strings" else data.replace(b"\0", b"")
+        buf = carry + data
+        cut = buf.rfind(b"\n")
+        if cut == -1:
+            if len(buf) <= max_line_bytes:
+                carry = buf
                 continue
-            complete, carry = buf[: cut + 1], buf[cut + 1 :]
-            state.buffer(complete, first_line=line_no)
-            line_no += complete.count(b"\n")
-            if len(carry) > max_line_bytes:
-                # After the complete lines before it, so that hits stay in line order.
-                state.buffer(carry, first_line=line_no)
-                carry = b""
-        if carry:
-            state.buffer(carry, first_line=line_no)
-    result.bytes_scanned += read
+            # One very long line: scan it in pieces, none kept longer than max_line_bytes.
+            block(buf, line_no)
+            carry = b""
+            continue
+        complete, carry = buf[: cut + 1], buf[cut + 1 :]
+        block(complete, line_no)
+        line_no += complete.count(b"\n")
+        if len(carry) > max_line_bytes:
+            # After the complete lines before it, so that hits stay in line order.
+            block(carry, line_no)
+            carry = b""
+    if carry:
+        block(carry, line_no)
     return read
+
+
+def _derived(state: _FileScan, data: bytes, *, first_line: int, options: _Options, depth: int) -> None:
+    """The views derived from a block of text: split words joined and glued strings squeezed (only what the
+    plain text does not hold as it is counts), and long base64 runs decoded and scanned as files of their own."""
+    chunk = pa.array([data], pa.binary())
+    squeezed = pc.replace_substring_regex(chunk, SPLIT_WORD, r"\1\2")
+    squeezed = pc.replace_substring_regex(squeezed, GLUED_STRINGS, "")[0].as_py()
+    if squeezed != data:
+        state.buffer(squeezed, first_line=first_line, label=f"{state.label} (joined)", unless_in=data)
+    if depth >= options.limits.max_depth:
+        return
+    if pc.find_substring_regex(chunk, BASE64_CANDIDATE)[0].as_py() == -1:
+        return
+    for blob in base64_texts(data):
+        label = f"{state.label} (base64)"
+        try:
+            for view in views(label, io.BytesIO(blob), name="", size=len(blob), limits=options.limits, depth=1):
+                if view.kind == "text" or mostly_text(blob):
+                    _scan_view(view, options=options, budget=None, depth=depth + 1)
+        except Unreadable:
+            continue  # base64-looking text that decodes to no archive after all: nothing to read in it
 
 
 def scan_files(
@@ -292,6 +330,7 @@ def scan_files(
     max_line_bytes: int = 65536,
     max_bytes: int | None = None,
     on_file: Callable[[str], None] | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> ScanResult:
     """Scan (label, path, kind) files, kind "logs" or "code", with the patterns meant for that kind."""
     result = ScanResult()
@@ -301,7 +340,8 @@ def scan_files(
     for label, path, kind in files:
         if left is not None and left <= 0:
             result.truncated = True
-            break
+            result.unread.append(label)
+            continue
         try:
             read = scan_file(
                 path,
@@ -313,9 +353,10 @@ def scan_files(
                 max_line_bytes=max_line_bytes,
                 budget=left,
                 prefilter=prefilters[kind],
+                limits=limits,
             )
         except OSError:
-            continue
+            read = 0  # gone since it was listed: nothing of it to read
         if left is not None:
             left -= read
         if on_file:

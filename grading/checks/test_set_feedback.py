@@ -23,6 +23,7 @@ FINDINGS = {
     "score_response": "a test-set score, leaderboard rank or medal answered back during the run",
     "tuned_to_test": "the submission changed to improve a test-set score, rank or medal",
     "feedback_file": "a leaderboard, grading report or test-score file read during the run",
+    "remote_eval": "a remote evaluation loop: submissions posted to an evaluation service and its score read back",
 }
 
 

@@ -176,6 +176,7 @@ def check_context(*, submission: Submission, runs: list[Run], members: dict[str,
         board=BoardVersion(name=benchmark.name, version=benchmark.version, commit=benchmark.commit),
         other_entries=tuple(_other_entries(submission)),
         settings=check_settings(),
+        hosted=submission.origin == Submission.Origin.HOSTED,
     )
 
 

@@ -67,7 +67,14 @@ def test_the_cheat_is_held(name, upload, tmp_path):
         assert case.expected.code in {code for code, _ in raised}, (name, sorted(raised))
 
 
-@pytest.mark.parametrize("name", [n for n in HONEST if n.startswith(("honest_model/q=0.95", "shared_scaffold"))])
+@pytest.mark.parametrize(
+    "name",
+    [
+        n
+        for n in HONEST
+        if n.startswith(("honest_model/q=0.95", "shared_scaffold", "notebook_images", "binary_checkpoints"))
+    ],
+)
 def test_an_honest_entry_is_published_comparable(name, upload, tmp_path):
     submission = upload(HONEST[name], tmp_path / "case", competitions=corpora.LITE)
     blocking = list(Flag.objects.filter(submission=submission, severity="blocking").values_list("code", "key"))

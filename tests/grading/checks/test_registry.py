@@ -39,7 +39,14 @@ SPEC_CHECKS = {
     "grader_loophole",
 }
 # The portal's own, beyond the table.
-PORTAL_CHECKS = {"malformed_report", "report_only", "format_checks", "grading_error", "selected_seeds"}
+PORTAL_CHECKS = {
+    "malformed_report",
+    "report_only",
+    "format_checks",
+    "grading_error",
+    "selected_seeds",
+    "unscanned_evidence",
+}
 SPEC_BLOCKING = {"answer_copy"}  # named by SPEC §4's blocking findings ("answer copies"), not by its table
 COPY_AGREEMENT = {
     "measured": True,

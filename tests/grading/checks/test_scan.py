@@ -46,10 +46,11 @@ def test_a_10_mb_line_is_scanned_in_pieces_and_shown_cut_around_the_hit(tmp_path
     assert hit.line == 1 and len(hit.excerpt[0]) < 400 and "private leaderboard score: 0.97" in hit.excerpt[0]
 
 
-def test_binary_files_are_skipped_and_listed(tmp_path):
+def test_binary_files_are_read_for_their_printable_strings_and_listed(tmp_path):
     result = scan(tmp_path, b"\x00\x01gold_medal\x00" * 1000, name="weights.dat")
-    assert result.get("grader_fields").total == 0 and result.skipped_binary == ["weights.dat"]
-    assert scan(tmp_path, b"gold_medal", name="model.pkl").skipped_binary == ["model.pkl"]
+    assert result.get("grader_fields").total == 1000 and result.binary_strings == ["weights.dat"]
+    assert scan(tmp_path, b"\x80\x04gold_medal", name="model.pkl").binary_strings == ["model.pkl"]
+    assert scan(tmp_path, b"\x01\x02gold\x00\x03_medal" * 100, name="w.bin").get("grader_fields").total == 0
 
 
 def test_bytes_that_are_not_utf8_are_decoded_leniently(tmp_path):
@@ -162,11 +163,13 @@ def test_an_empty_file_is_scanned_and_finds_nothing(tmp_path):
     assert result.files_scanned == 1 and result.bytes_scanned == 0 and result.by_pattern == {}
 
 
-def test_binary_is_told_by_the_suffix_or_a_nul_byte_in_the_first_8_kib(tmp_path):
-    assert scan(tmp_path, b"gold_medal\n", name="weights.SAFETENSORS").skipped_binary == ["weights.SAFETENSORS"]
+def test_binary_is_told_by_the_suffix_or_control_bytes_and_a_stray_nul_leaves_a_log_text(tmp_path):
+    assert scan(tmp_path, b"gold_medal\n", name="weights.SAFETENSORS").binary_strings == ["weights.SAFETENSORS"]
     late_nul = b"x\n" * 5000 + b"\0\ngold_medal\n"
     result = scan(tmp_path, late_nul, name="late.log")
-    assert result.skipped_binary == [] and lines_of(result) == [5002]
+    assert result.binary_strings == [] and lines_of(result) == [5002]
+    early_nul = scan(tmp_path, b"\0progress\ngold_medal: True\n", name="early.log")
+    assert early_nul.binary_strings == [] and lines_of(early_nul) == [2]
 
 
 def test_a_line_that_straddles_a_chunk_keeps_its_number(tmp_path):
