@@ -158,19 +158,32 @@ class _FileScan:
             return
         lines = pc.list_flatten(pc.split_pattern(chunk, b"\n"))
         candidates = pc.indices_nonzero(pc.match_substring_regex(lines, self.combined, ignore_case=True))
+        numbers: list[int] | None = None
         for index in candidates.to_pylist():
             line = lines[index].as_py()
             for p in self.patterns:
                 match = p.regex.search(line)
                 if not match or (p.exclude and p.exclude.search(line)):
                     continue
-                if unless_in is not None and match.group() in unless_in:
-                    continue
-                self._record(p, lines, index, first_line, match.span(), label or self.label)
+                if unless_in is not None:
+                    if match.group() in unless_in:
+                        continue
+                    numbers = numbers or [first_line + start for start in joined_starts(unless_in)]
+                self._record(p, lines, index, first_line, match.span(), label or self.label, numbers)
 
     def _record(
-        self, p: Pattern, lines: pa.Array, index: int, first_line: int, span: tuple[int, int], label: str
+        self,
+        p: Pattern,
+        lines: pa.Array,
+        index: int,
+        first_line: int,
+        span: tuple[int, int],
+        label: str,
+        numbers: list[int] | None = None,  # each line's number in the file (a joined line: its first's)
     ) -> None:
+        def number(i: int) -> int:
+            return numbers[i] if numbers is not None and i < len(numbers) else first_line + i
+
         found = self.result.by_pattern.setdefault(p.name, PatternResult())
         found.total += 1
         found.files.add(label)
@@ -183,9 +196,9 @@ class _FileScan:
         excerpt, where = [], None
         for i in range(low, high + 1):
             text, at = _shown(lines[i].as_py(), span=span if i == index else None)
-            excerpt.append(f"{first_line + i}: {text}")
+            excerpt.append(f"{number(i)}: {text}")
             where = at if i == index else where
-        found.hits.append(Hit(file=label, line=first_line + index, excerpt=excerpt, match=where))
+        found.hits.append(Hit(file=label, line=number(index), excerpt=excerpt, match=where))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -297,6 +310,25 @@ def _scan_view(view: View, *, options: _Options, budget: int | None, depth: int 
     if carry:
         block(carry, line_no)
     return read
+
+
+_ENDS_IN_WORD = re.compile(rb"\w\r?$")
+_STARTS_WITH_WORD = re.compile(rb"\w")
+
+
+def joined_starts(data: bytes) -> list[int]:
+    """For each line of the joined view of ``data`` (SPLIT_WORD), the offset of its first line in ``data``."""
+    lines = data.split(b"\n")
+    starts = [0]
+    joined = False
+    for i in range(1, len(lines)):
+        # RE2 replaces without overlap: a one-character line joined to the line before is not joined to the next.
+        joined = bool(_ENDS_IN_WORD.search(lines[i - 1]) and _STARTS_WITH_WORD.match(lines[i])) and not (
+            joined and len(lines[i - 1]) == 1
+        )
+        if not joined:
+            starts.append(i)
+    return starts
 
 
 def _derived(state: _FileScan, data: bytes, *, first_line: int, options: _Options, depth: int) -> None:

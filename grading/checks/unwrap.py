@@ -262,8 +262,12 @@ def views(
     kind = sniff(head, name)
     whole = _Peeked(stream, head)
     if kind in ("gzip", "bz2", "xz"):
-        opener = {"gzip": gzip.GzipFile, "bz2": bz2.BZ2File, "xz": lzma.LZMAFile}[kind]
-        inner = _Counted(opener(fileobj=whole), tally=tally, where=label)  # type: ignore[operator]
+        decompressed: Readable
+        if kind == "gzip":
+            decompressed = gzip.GzipFile(fileobj=whole)  # type: ignore[call-overload]
+        else:
+            decompressed = (bz2.BZ2File if kind == "bz2" else lzma.LZMAFile)(whole)  # type: ignore[call-overload]
+        inner = _Counted(decompressed, tally=tally, where=label)
         yield from views(label, inner, name=_unsuffixed(name), size=size, limits=limits, depth=depth + 1, tally=tally)
     elif kind == "tar":
         yield from _tar_views(label, whole, size=size, limits=limits, depth=depth, tally=tally)
