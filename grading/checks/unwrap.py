@@ -266,7 +266,7 @@ def views(
         if kind == "gzip":
             decompressed = gzip.GzipFile(fileobj=whole)  # type: ignore[call-overload]
         else:
-            decompressed = (bz2.BZ2File if kind == "bz2" else lzma.LZMAFile)(whole)  # type: ignore[call-overload]
+            decompressed = (bz2.BZ2File if kind == "bz2" else lzma.LZMAFile)(whole)  # type: ignore[call-overload, arg-type]
         inner = _Counted(decompressed, tally=tally, where=label)
         yield from views(label, inner, name=_unsuffixed(name), size=size, limits=limits, depth=depth + 1, tally=tally)
     elif kind == "tar":
