@@ -8,6 +8,10 @@ compute kernels: linear time, no backtracking) over each chunk; only a chunk wit
 into lines, and only candidate lines meet Python's own expressions (and the patterns' exclusions).
 Lines are decoded leniently (UTF-8, undecodable bytes replaced) only for the excerpts shown.
 Patterns must therefore be written in the syntax both engines share (no look-arounds, no back-references).
+
+Each file is first unwrapped (``unwrap.views``: archives, encodings, notebooks, JSON, a binary's strings), and
+each block of text also yields derived views (split words joined, glued string literals squeezed, base64
+decoded). What cannot be decoded goes to ``ScanResult.unreadable``, what the budget left to ``unread``.
 """
 
 from __future__ import annotations

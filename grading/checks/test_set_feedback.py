@@ -4,7 +4,8 @@ Declared in the manifest, or seen in logs or code: scores, ranks, medals or per-
 from anything but the format check; reads of private or answer paths; calls of grading functions or
 endpoints; a harness whose fitness, selection or stopping rule uses the test score or medal status; and
 feedback from any grader, endpoint or file: the submission sent to a scoring endpoint, a score, rank or medal
-answered back, a feedback file read, the submission changed to climb. Every finding is blocking.
+answered back, a feedback file read, the submission changed to climb, a remote evaluation loop. The scan reads
+every file of the runs, unwrapped (grading/checks/unwrap.py). Every finding is blocking.
 """
 
 from grading.checks.base import FlagData
