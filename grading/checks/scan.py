@@ -41,7 +41,8 @@ CHUNK = 1 << 20
 # The views derived from each block of text lines: words split across lines joined again, and string literals
 # glued with "+" squeezed into one ('"priv" + "ate"' reads "private"); long base64 runs decoded.
 SPLIT_WORD = r"(\w)\r?\n(\w)"
-GLUED_STRINGS = r"""["']\s*\+\s*["']"""
+GLUED_STRINGS = r"""["'][ \t]*\+[ \t]*["']"""
+JOINS = f"{SPLIT_WORD}|{GLUED_STRINGS}"  # one pass: a glued pair matches no group and becomes ""
 BASE64_CANDIDATE = r"[A-Za-z0-9+/]{32,}"
 EXCERPT_CHARS = 240  # of a shown line: a 10 MB line is shown as the part around the hit
 
@@ -339,8 +340,7 @@ def _derived(state: _FileScan, data: bytes, *, first_line: int, options: _Option
     """The views derived from a block of text: split words joined and glued strings squeezed (only what the
     plain text does not hold as it is counts), and long base64 runs decoded and scanned as files of their own."""
     chunk = pa.array([data], pa.binary())
-    squeezed = pc.replace_substring_regex(chunk, SPLIT_WORD, r"\1\2")
-    squeezed = pc.replace_substring_regex(squeezed, GLUED_STRINGS, "")[0].as_py()
+    squeezed = pc.replace_substring_regex(chunk, JOINS, r"\1\2")[0].as_py()
     if squeezed != data:
         state.buffer(squeezed, first_line=first_line, label=f"{state.label} (joined)", unless_in=data)
     if depth >= options.limits.max_depth:
