@@ -62,6 +62,7 @@ class Limits:
     max_depth: int = 4  # archives inside archives
     max_members: int = 10_000  # members of one file's archives together
     max_structured: int = 64 * 1024**2  # a notebook or JSON file parsed whole up to this size, larger read as text
+    max_in_memory: int = 256 * 1024**2  # a zip inside another archive, read whole to be opened
 
 
 DEFAULT_LIMITS = Limits()
@@ -336,10 +337,9 @@ def _zip_views(
             seekable.seek(0)
             source: IO[bytes] = seekable
         else:
-            body = stream.read(limits.max_bytes + 1)
-            tally.add_bytes(0, label)
-            if len(body) > limits.max_bytes:
-                raise Unreadable(label, f"a zip inside an archive larger than {limits.max_bytes} bytes")
+            body = stream.read(limits.max_in_memory + 1)  # a zip's directory is at its end: read it whole
+            if len(body) > limits.max_in_memory:
+                raise Unreadable(label, f"a zip inside an archive larger than {limits.max_in_memory} bytes")
             source = io.BytesIO(body)
         try:
             archive = zipfile.ZipFile(source)

@@ -246,3 +246,11 @@ def test_the_budget_counts_decoded_bytes_and_names_what_it_left_unread(tmp_path)
     result = scan(tmp_path, "a.log.gz", body, max_bytes=50_000)
     assert result.truncated and result.unread == ["a.log.gz"] and result.bytes_scanned == 50_000
     assert found(result) == {}
+
+
+def test_a_zip_inside_an_archive_is_read_whole_only_within_its_memory_limit(tmp_path):
+    inner = zip_of({"a.log": TEXT * 2000}, compression=zipfile.ZIP_STORED)
+    body = gzip.compress(tar_of({"inner.zip": inner}))
+    assert scan(tmp_path, "a.tgz", body).get("grader_fields").total == 2000
+    ((where, why),) = scan(tmp_path, "a.tgz", body, limits=Limits(max_in_memory=10_000)).unreadable
+    assert where == "a.tgz!inner.zip" and "larger than 10000 bytes" in why
