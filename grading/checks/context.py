@@ -16,7 +16,7 @@ from grading.bundles.manifest import Manifest
 from grading.checks.base import GradedRun
 from grading.checks.patterns import all_patterns
 from grading.checks.scan import ScanResult, scan_files, walk_files
-from grading.checks.unwrap import DEFAULT_LIMITS, Limits
+from grading.checks.scan.unwrap import DEFAULT_LIMITS, Limits
 from grading.engine.hashing import file_sha256
 
 CODE_SUFFIXES = frozenset({".py", ".sh", ".r", ".jl"})

@@ -5,7 +5,7 @@ from anything but the format check; reads of private or answer paths; calls of g
 endpoints; a harness whose fitness, selection or stopping rule uses the test score or medal status; and
 feedback from any grader, endpoint or file: the submission sent to a scoring endpoint, a score, rank or medal
 answered back, a feedback file read, the submission changed to climb, a remote evaluation loop. The scan reads
-every file of the runs, unwrapped (grading/checks/unwrap.py). Every finding is blocking.
+every file of the runs, unwrapped (grading/checks/scan/unwrap.py). Every finding is blocking.
 """
 
 from grading.checks.base import FlagData

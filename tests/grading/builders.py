@@ -69,7 +69,7 @@ TEST_SET_FEEDBACK_EVIDENCE = {
         {
             "file": "runs/group/spooky_0/logs/agent.log",
             "line": 41,
-            # The scanner's shape (grading/checks/scan.py): numbered lines, the match's place in the hit line.
+            # The scanner's shape (grading/checks/scan/): numbered lines, the match's place in the hit line.
             "excerpt": [
                 "40: step 12: validating",
                 "41: leaderboard says: test accuracy 0.91, silver medal",

@@ -1,4 +1,4 @@
-"""The scanner unwraps what a file comes in (grading/checks/unwrap.py): each wrapping finds the feedback line
+"""The scanner unwraps what a file comes in (grading/checks/scan/unwrap.py): each wrapping finds the feedback line
 inside it, the limits hold against bombs, and what cannot be decoded is listed as unreadable."""
 
 import base64
@@ -16,7 +16,8 @@ import pytest
 
 from grading.checks.patterns import GRADER_FIELDS, TEST_SCORE, private_paths
 from grading.checks.scan import scan_files
-from grading.checks.unwrap import Limits, json_text, notebook_text, sniff
+from grading.checks.scan.structured import json_text, notebook_text
+from grading.checks.scan.unwrap import Limits, sniff
 
 LINE = "grader says: private_score: 0.98312 gold_medal: True leaderboard_rank: 3"
 PATTERNS = [GRADER_FIELDS, TEST_SCORE, private_paths({"answers.csv"})]
