@@ -173,3 +173,17 @@ def test_three_byte_identical_seeds_count_as_one_seed_and_the_entry_is_not_compa
     assert few.evidence["complete_seeds"] == 1 and len(few.evidence["copied_seeds"]) == len(low)
     pairs = set(Run.objects.filter(submission=copies).values_list("competition__slug", "submission_sha256"))
     assert len(pairs) == len(low) and all(len(digest) == 64 for _, digest in pairs)
+
+
+@pytest.mark.parametrize(("origin", "held"), [(Submission.Origin.HOSTED, False), (Submission.Origin.UPLOAD, True)])
+def test_an_empty_run_log_is_a_hosted_runs_captured_output_but_no_log_in_an_upload(registry, alice, origin, held):
+    submission = checking_submission(alice.teams.get())
+    Submission.objects.filter(pk=submission.pk).update(origin=origin)
+    for run in Run.objects.filter(submission=submission):
+        (submission_folder(submission) / "bundle" / "runs" / run.run_group / run.run_id / "run.log").write_bytes(b"")
+    submission_finish(submission_id=submission.pk)
+    submission.refresh_from_db()
+    no_logs = Flag.objects.filter(submission=submission, code="unscanned_evidence", key="no_logs").first()
+    assert (no_logs is not None, submission.status) == (held, S.IN_REVIEW if held else S.PUBLISHED)
+    if held:
+        assert no_logs.severity == "blocking" and no_logs.evidence["runs_total"] == 6
