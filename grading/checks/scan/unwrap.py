@@ -46,7 +46,10 @@ BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 _PRINTABLE_RUN = re.compile(rb"[\x20-\x7e\t]{%d,}" % STRINGS_MIN)
-_BASE64_RUN = re.compile(rb"[A-Za-z0-9+/]{32,}={0,2}")
+# A run of 32 base64 characters or more, continued on the lines after it that are wholly base64 (as ``base64``
+# and MIME wrap it, at 76 characters).
+_BASE64_RUN = re.compile(rb"[A-Za-z0-9+/]{32,}(?:\r?\n[A-Za-z0-9+/]+(?==*\r?$))*={0,2}", re.M)
+_SPACE = re.compile(rb"\s+")
 _CONTROL = bytes(range(0, 9)) + bytes(range(14, 27)) + bytes(range(28, 32))
 
 
@@ -227,7 +230,7 @@ def base64_texts(data: bytes) -> list[bytes]:
     """The long base64 runs of ``data``, decoded (what is text or binary is for the caller to tell)."""
     found = []
     for match in _BASE64_RUN.finditer(data):
-        run = match.group()
+        run = _SPACE.sub(b"", match.group())
         body = run.rstrip(b"=")
         body = body[: len(body) - len(body) % 4] if not run.endswith(b"=") else run
         try:

@@ -76,6 +76,7 @@ WRAPPED = {
     "jsonl": ("events.jsonl", b'{"step": 1}\n{"private_score": 0.98312}\n'),
     "json_escaped": ("s.json", json.dumps({"log": "x\n" + LINE + "\n"}).encode()),
     "base64": ("a.log.b64", base64.b64encode(TEXT) + b"\n"),
+    "base64_wrapped": ("a.txt", b"step 1\n" + base64.encodebytes(TEXT * 3) + b"step 2\n"),
     "base64_gzip": ("a.txt", b"blob=" + base64.b64encode(gzip.compress(TEXT)) + b"\n"),
     "split_lines": ("a.log", b"grader says: private_sco\nre: 0.98312 gold_\nmedal: True\n"),
     "pickle": ("state.pkl", pickle.dumps({"feedback": LINE, "step": 12})),
