@@ -33,6 +33,9 @@ class CheckSettings:
     code_compare_chars: int = 50_000  # of each run's code, normalised, kept for cross-team comparison
     runtime_tolerance: float = 0.1  # a run may exceed the declared runtime by this share before it is flagged
     answer_copy_agreement: float = 0.92  # answer_copy: the lower bound of the chance-corrected row agreement
+    answer_copy_exact: float = 0.02  # answer_copy: share of cells equal to the answer to the bit, beyond chance
+    answer_copy_error_ratio: float = 0.5  # answer_copy: an honest model errs at least this share of its own forecast
+    answer_copy_confidence: float = 0.999  # answer_copy: the confidence of every statistical judgement
 
 
 @dataclass(frozen=True, kw_only=True)
