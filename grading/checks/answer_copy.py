@@ -41,6 +41,7 @@ from grading.engine.agreement import wilson_low
 
 SATURATED: Final = 0.02  # Kaggle's best within this of the perfect score of a metric bounded by 0 and 1
 AUC_IS_THE_SCORE: Final = 1e-3  # the measured AUC is the run's metric when the re-graded score is this close
+STATISTICS: Final = ("agreement", "exact", "exact 0/1", "hard labels", "never wrong", "separation")
 MIN_HARD_CELLS: Final = 20  # a file of hard 0/1 labels is judged from this many scored cells
 
 
@@ -207,6 +208,58 @@ def separation(aucs: Sequence[tuple[float, int, int]], *, runs: int, best: float
     return mean, (mean - best) / se
 
 
+def auc_scored(runs: Sequence[RunFiles], facts: CompetitionFacts | None) -> list[RunFiles]:
+    """The runs whose re-graded score is the ROC AUC measured (the mean over its columns): AUC competitions."""
+    chosen = []
+    for run in runs:
+        aucs, score = Counts.of(run.agreement).auc, _number((run.regraded or {}).get("score"))
+        if not aucs or score is None or _lower_is_better(run, facts):
+            continue
+        if abs(sum(a for a, _, _ in aucs) / len(aucs) - score) <= AUC_IS_THE_SCORE:
+            chosen.append(run)
+    return chosen
+
+
+def fired(found: Sequence[str]) -> list[str]:
+    """The names of the statistics behind these findings ("exact", "never wrong", ...)."""
+    return [finding.split(":", 1)[0] for finding in found]
+
+
+def margins(context: CheckContext) -> dict[str, float]:
+    """How close the entry comes to each statistic's limit, held or not (benchmarks/fairness_corpus.py prints
+    the honest corpus's closest): the largest exact lower bounds, the smallest never-wrong chance, the largest
+    AUC z."""
+    limit, ratio, _, z = _settings(context)
+    out: dict[str, float] = {}
+
+    def keep(name: str, value: float | None, *, larger: bool = True) -> None:
+        if value is None:
+            return
+        if name not in out or (value > out[name] if larger else value < out[name]):
+            out[name] = value
+
+    by_competition: dict[str, list[RunFiles]] = {}
+    for run in context.runs:
+        if (run.agreement or {}).get("measured"):
+            by_competition.setdefault(run.competition_id, []).append(run)
+            counts = Counts.of(run.agreement)
+            keep("exact_low", (exact_continuous(counts, z=z) or (None, None))[1])
+            keep("exact_01_low", (exact_balanced(counts, z=z) or (None, None))[1])
+    for cid, runs in by_competition.items():
+        counts = sum((Counts.of(run.agreement) for run in runs), Counts())
+        if counts.fractional and counts.expected_wrong > 0:
+            # The chance an honest model would be as rarely wrong: its errors' share of the forecast.
+            keep("error_share_of_forecast", counts.wrong / counts.expected_wrong, larger=False)
+        facts = context.competitions.get(cid)
+        best = _number(facts.leaderboard_best) if facts else None
+        scored = auc_scored(runs, facts)
+        aucs = sum((Counts.of(run.agreement).auc for run in scored), ())
+        if best is not None and aucs:
+            separated = separation(aucs, runs=len(scored), best=best)
+            keep("auc_z", separated[1] if separated else None)
+    return out
+
+
 # --- the flags ----------------------------------------------------------------------------------------
 
 
@@ -221,7 +274,9 @@ def _against(best: float | None, gold: float | None) -> str:
 
 
 def _exact_findings(counts: Counts, *, limit: float, z: float) -> tuple[list[str], dict[str, Any]]:
-    found, evidence = [], {}
+    """What the exact statistics find (messages, each starting with its statistic's name) and their evidence."""
+    found: list[str] = []
+    evidence: dict[str, Any] = {}
     cont = exact_continuous(counts, z=z)
     if cont is not None:
         evidence["exact_continuous"] = {
@@ -234,7 +289,7 @@ def _exact_findings(counts: Counts, *, limit: float, z: float) -> tuple[list[str
         }
         if cont[1] > limit:
             found.append(
-                f"{counts.continuous_exact} of {counts.continuous_cells} cells on a continuous target equal the "
+                f"exact: {counts.continuous_exact} of {counts.continuous_cells} cells on a continuous target equal the "
                 f"answer exactly ({counts.continuous_by_chance} by chance): at least {cont[1]:.1%} beyond chance, "
                 f"where an honest model stays under {limit:.0%}"
             )
@@ -252,13 +307,14 @@ def _exact_findings(counts: Counts, *, limit: float, z: float) -> tuple[list[str
         }
     if balanced is not None and balanced[1] > limit:
         found.append(
-            f"the file writes probabilities, yet {counts.class_exact[1]} of {counts.class_cells[1]} cells of class 1 "
+            f"exact 0/1: the file writes probabilities, yet {counts.class_exact[1]} of {counts.class_cells[1]} cells "
+            f"of class 1 "
             f"and {counts.class_exact[0]} of {counts.class_cells[0]} of class 0 are the answer's very 1 or 0: "
             f"balanced, at least {balanced[1]:.1%} beyond chance, where an honest model stays under {limit:.0%}"
         )
     if hard_never_wrong(counts):
         found.append(
-            f"hard 0/1 labels on all {counts.scored_class_cells} scored cells ({counts.class_cells[1]} of class 1), "
+            f"hard labels: 0/1 on all {counts.scored_class_cells} scored cells ({counts.class_cells[1]} of class 1), "
             "not one wrong: the answers themselves"
         )
     return found, evidence
@@ -286,8 +342,8 @@ def _agreement_finding(context: CheckContext, run: RunFiles) -> tuple[str | None
     if low < limit or disagreeing > (1 - confidence) * rows or (is_saturated and not is_beyond):
         return None, evidence
     return (
-        f"{agree} of {rows} rows agree with the answers ({disagreeing} do not), at least {low:.1%} beyond chance "
-        f"(limit {limit:.0%})"
+        f"agreement: {agree} of {rows} rows agree with the answers ({disagreeing} do not), at least {low:.1%} "
+        f"beyond chance (limit {limit:.0%})"
     ), evidence
 
 
@@ -337,6 +393,7 @@ def run_flag(context: CheckContext, run: RunFiles) -> FlagData | None:
             "leaderboard_best": best,
             "gold_threshold": gold,
             "is_lower_better": lower,
+            "statistics": fired(found),
             **stats,
         },
     )
@@ -367,20 +424,11 @@ def competition_flag(context: CheckContext, cid: str, runs: Sequence[RunFiles]) 
         evidence["honest_never_wrong_chance"] = chance
         if chance < 1 - confidence:
             found.append(
-                f"the most probable side is never wrong on {counts.scored_class_cells} cells where the file's own "
-                f"probabilities expect {counts.expected_wrong:.1f} errors; an honest model erring at least "
+                f"never wrong: the most probable side is never wrong on {counts.scored_class_cells} cells where the "
+                f"file's own probabilities expect {counts.expected_wrong:.1f} errors; an honest model erring at least "
                 f"{ratio:.0%} as often as it says would be never wrong with probability {chance:.1e}"
             )
-    scores = [_number((run.regraded or {}).get("score")) for run in measured]
-    auc_runs = [
-        run
-        for run, score in zip(measured, scores, strict=True)
-        if score is not None
-        and Counts.of(run.agreement).auc
-        and not _lower_is_better(run, facts)
-        and abs(sum(a for a, _, _ in Counts.of(run.agreement).auc) / len(Counts.of(run.agreement).auc) - score)
-        <= AUC_IS_THE_SCORE
-    ]
+    auc_runs = auc_scored(measured, facts)
     if best is not None and auc_runs:
         aucs = sum((Counts.of(run.agreement).auc for run in auc_runs), ())
         separated = separation(aucs, runs=len(auc_runs), best=best)
@@ -389,8 +437,8 @@ def competition_flag(context: CheckContext, cid: str, runs: Sequence[RunFiles]) 
             evidence.update({"auc": round(mean, 5), "auc_z": round(zed, 2), "z_limit": round(z, 2)})
             if zed >= z:
                 found.append(
-                    f"ROC AUC {mean:.4f} over {len(auc_runs)} run(s), {zed:.1f} Hanley-McNeil standard errors beyond "
-                    f"Kaggle's best {best:g} (limit {z:.2f}): separation beyond any Kaggle team"
+                    f"separation: ROC AUC {mean:.4f} over {len(auc_runs)} run(s), {zed:.1f} Hanley-McNeil standard "
+                    f"errors beyond Kaggle's best {best:g} (limit {z:.2f}): separation beyond any Kaggle team"
                 )
     if not found:
         return None
@@ -401,7 +449,7 @@ def competition_flag(context: CheckContext, cid: str, runs: Sequence[RunFiles]) 
         tiers=context.tiers_of(cid),
         message=f"{cid}, seeds {', '.join(str(s) for s in evidence['seeds'])}: the files reproduce the private "
         f"answers: " + "; ".join(found) + ".",
-        evidence=evidence,
+        evidence={**evidence, "statistics": fired(found)},
     )
 
 
@@ -411,7 +459,7 @@ def entry_flag(context: CheckContext, held: Sequence[FlagData]) -> FlagData | No
     measured = [run for run in context.runs if (run.agreement or {}).get("measured")]
     counts = sum((Counts.of(run.agreement) for run in measured), Counts())
     found, stats = _exact_findings(counts, limit=limit, z=z)
-    found = [f for f in found if not f.startswith("hard 0/1")]  # a per-file statement
+    found = [f for f in found if not f.startswith("hard labels")]  # a statement about one file
     behind = sorted(flag.key for flag in held)
     if not found and not behind:
         return None
@@ -426,7 +474,13 @@ def entry_flag(context: CheckContext, held: Sequence[FlagData]) -> FlagData | No
         key="entry",
         tiers=context.tiers_of_all(run.competition_id for run in context.runs),
         message="The entry reproduces the private answers: " + "; ".join(parts) + ".",
-        evidence={"runs": len(context.runs), "runs_measured": len(measured), "held": behind, **stats},
+        evidence={
+            "runs": len(context.runs),
+            "runs_measured": len(measured),
+            "held": behind,
+            "statistics": fired(found),
+            **stats,
+        },
     )
 
 

@@ -196,6 +196,8 @@ def test_the_evidence_holds_counts_and_scores_never_an_answer(pack, tmp_path):
     for key, value in flag.evidence.items():
         if key == "file":
             assert value.endswith("/submission/submission.csv")
+        elif key == "statistics":
+            assert value and all(name in answer_copy.STATISTICS for name in value)
         elif isinstance(value, dict):
             assert all(isinstance(v, (int, float)) for v in value.values()), key
         else:
