@@ -239,7 +239,7 @@ def main() -> None:
         statistics = sorted({name for f in flags if f.code == "answer_copy" for name in f.evidence["statistics"]})
         for name in statistics:
             (honest_by_statistic if case.honest else by_statistic)[name].append(case.name)
-        if not case.honest and "auc_z" in answer_copy.margins(context):
+        if case.expected.code == corpora.ANSWER_COPY and "auc_z" in answer_copy.margins(context):
             red_z[case.name] = answer_copy.margins(context)["auc_z"]
         if case.honest:
             for name, value in answer_copy.margins(context).items():
