@@ -16,7 +16,8 @@ statistics an honest model cannot reach, each against an honest reference and at
   while its own probabilities expect errors. An honest model errs at least ``answer_copy_error_ratio`` (half)
   as often as it says; with ``e`` errors expected, none happens with probability ``exp(-ratio * e)``, held
   when that is below 1 - confidence. Smoothed one-hot copies and order-keeping maps of the answers are never
-  wrong whatever probabilities they show.
+  wrong whatever probabilities they show. Where Kaggle's best is within ``SATURATED`` of a perfect bounded
+  score, honest (label-smoothed) models can be never wrong too, and the runs' mean score must also beat it.
 * **separation** (per competition): a ROC AUC (the run's own metric) beyond Kaggle's best by more than
   ``z`` Hanley-McNeil standard errors at that best.
 * **agreement** (per run, the earlier rule): every row but at most 1 - confidence of them agrees with the
@@ -420,9 +421,20 @@ def competition_flag(context: CheckContext, cid: str, runs: Sequence[RunFiles]) 
         "leaderboard_best": best,
     }
     chance = never_wrong_chance(counts, error_ratio=ratio)
+    lower = _lower_is_better(measured[0], facts)
+    scores = [score for run in measured if (score := _number((run.regraded or {}).get("score"))) is not None]
+    mean_score = sum(scores) / len(scores) if scores else None
+    # Where Kaggle's best is (nearly) perfect, an honest model can be never wrong too: the files must beat it.
+    room = not saturated(best, lower=lower) or beyond(mean_score, best, lower=lower)
     if chance is not None:
-        evidence["honest_never_wrong_chance"] = chance
-        if chance < 1 - confidence:
+        evidence.update(
+            {
+                "honest_never_wrong_chance": chance,
+                "best_is_near_perfect": saturated(best, lower=lower),
+                "score": mean_score,
+            }
+        )
+        if chance < 1 - confidence and room:
             found.append(
                 f"never wrong: the most probable side is never wrong on {counts.scored_class_cells} cells where the "
                 f"file's own probabilities expect {counts.expected_wrong:.1f} errors; an honest model erring at least "

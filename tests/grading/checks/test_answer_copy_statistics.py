@@ -307,6 +307,15 @@ def test_a_calibrated_confident_model_errs_and_is_not_held():
     assert judged("bin", files, calibrated, best=0.99, score=auc_of(calibrated)) == {}
 
 
+def test_where_kaggles_best_is_perfect_a_never_wrong_label_smoothed_model_must_also_beat_it():
+    answers = binary_answers()
+    y = answers["target"].to_numpy(dtype=float)
+    files = [answers.assign(target=np.abs(y - 0.05 - 0.01 * np.random.default_rng(s).random(N))) for s in range(3)]
+    assert judged("easy", files, answers, best=1.0, score=auc_of(answers)) == {}  # Kaggle's teams were perfect too
+    held = judged("easy", files, answers, best=0.99, score=auc_of(answers))  # AUC 1.0 beyond a near-perfect 0.99
+    assert held["easy"].evidence["statistics"] == ["never wrong"] and held["easy"].evidence["best_is_near_perfect"]
+
+
 def test_the_limits_are_settings():
     answers = onehot_answers()
     runs = [
