@@ -9,8 +9,8 @@ statistics an honest model cannot reach, each against an honest reference and at
 
 * **exact** (per run, and pooled over the entry): the share of cells on a continuous target equal to the answer
   to the bit, beyond chance, and on 0/1 targets of a file that writes probabilities, the balanced share (the
-  mean over both classes) of cells written as the answer's very 0 or 1. Honest models are close, never equal:
-  the Wilson lower bound must stay below ``answer_copy_exact`` (2 %).
+  mean over both classes) of cells written as the answer's very 0 or 1, less the other class's cells written so.
+  Honest models are close, never equal: the Wilson lower bound must stay below ``answer_copy_exact`` (2 %).
 * **hard labels never wrong** (per run): a file of 0/1 only, on 0/1 answers, with no cell wrong.
 * **never wrong** (per competition, the entry's seeds pooled): the file's most probable side is never wrong
   while its own probabilities expect errors. An honest model errs at least ``answer_copy_error_ratio`` (half)
@@ -94,6 +94,7 @@ class Counts:
     class_cells: tuple[int, int] = (0, 0)
     class_exact: tuple[int, int] = (0, 0)
     class_by_chance: tuple[int, int] = (0, 0)
+    class_exact_wrong: tuple[int, int] = (0, 0)
     wrong: int = 0
     expected_wrong: float = 0.0
     fractional: int = 0
@@ -117,6 +118,7 @@ class Counts:
             class_cells=pair("cells"),
             class_exact=pair("exact"),
             class_by_chance=pair("exact_by_chance"),
+            class_exact_wrong=pair("exact_wrong"),
             wrong=int(classes.get("wrong", 0)),
             expected_wrong=float(classes.get("expected_wrong", 0.0)),
             fractional=int(classes.get("fractional", 0)),
@@ -134,6 +136,7 @@ class Counts:
             class_cells=add(self.class_cells, other.class_cells),
             class_exact=add(self.class_exact, other.class_exact),
             class_by_chance=add(self.class_by_chance, other.class_by_chance),
+            class_exact_wrong=add(self.class_exact_wrong, other.class_exact_wrong),
             wrong=self.wrong + other.wrong,
             expected_wrong=self.expected_wrong + other.expected_wrong,
             fractional=self.fractional + other.fractional,
@@ -155,16 +158,18 @@ def exact_continuous(counts: Counts, *, z: float) -> tuple[float, float] | None:
 
 
 def exact_balanced(counts: Counts, *, z: float) -> tuple[float, float] | None:
-    """(share, lower bound) of 0/1 cells written as the answer's very 0 or 1, balanced over the two classes
-    (each class's share beyond chance, averaged), for a file that writes probabilities; None otherwise."""
+    """(share, lower bound) of 0/1 cells written as the answer's very 0 or 1, for a file that writes probabilities;
+    None otherwise. Per class: the share of its cells written as its exact value, less the share of the other
+    class's cells written as that value too (what writing it without knowing the answer gives); the two classes
+    averaged, so a rare class counts as much as the common one."""
     if not counts.fractional or not all(counts.class_cells):
         return None
     shares, lows = [], []
     for label in (0, 1):
-        n = counts.class_cells[label]
-        chance = counts.class_by_chance[label] / n
-        shares.append(counts.class_exact[label] / n - chance)
-        lows.append(wilson_low(counts.class_exact[label], n, z=z) - chance)
+        n, others = counts.class_cells[label], counts.class_cells[1 - label]
+        wrong = counts.class_exact_wrong[label] / others
+        shares.append(counts.class_exact[label] / n - wrong)
+        lows.append(wilson_low(counts.class_exact[label], n, z=z) - wrong)
     return sum(shares) / 2, sum(lows) / 2
 
 
@@ -301,6 +306,8 @@ def _exact_findings(counts: Counts, *, limit: float, z: float) -> tuple[list[str
             "cells_1": counts.class_cells[1],
             "exact_0": counts.class_exact[0],
             "exact_1": counts.class_exact[1],
+            "exact_wrong_0": counts.class_exact_wrong[0],
+            "exact_wrong_1": counts.class_exact_wrong[1],
             "fractional": counts.fractional,
             "wrong": counts.wrong,
             "limit": limit,
@@ -308,10 +315,10 @@ def _exact_findings(counts: Counts, *, limit: float, z: float) -> tuple[list[str
         }
     if balanced is not None and balanced[1] > limit:
         found.append(
-            f"exact 0/1: the file writes probabilities, yet {counts.class_exact[1]} of {counts.class_cells[1]} cells "
-            f"of class 1 "
-            f"and {counts.class_exact[0]} of {counts.class_cells[0]} of class 0 are the answer's very 1 or 0: "
-            f"balanced, at least {balanced[1]:.1%} beyond chance, where an honest model stays under {limit:.0%}"
+            f"exact 0/1: the file writes probabilities, yet {counts.class_exact[1]} of {counts.class_cells[1]} "
+            f"cells of class 1 and {counts.class_exact[0]} of {counts.class_cells[0]} of class 0 are the answer's "
+            f"very 1 or 0 ({sum(counts.class_exact_wrong)} cells the other class's): balanced, at least "
+            f"{balanced[1]:.1%} beyond writing them blind, where an honest model stays under {limit:.0%}"
         )
     if hard_never_wrong(counts):
         found.append(

@@ -23,10 +23,11 @@ Beside agreement, ``statistics`` holds what an honest model cannot reach, per ki
   regression model is close to the answers, essentially never equal to them.
 * **classes** (a column whose answers are 0 and 1, -1 unscored as Jigsaw's; one-hot columns cell by cell): per
   class of the answer, cells and cells the file writes as that very 0 or 1 (and the same against the shifted
-  answers: chance); cells whose most probable side is wrong (``wrong``: 1 written at or below 0.5, 0 at or
-  above), how many errors the file's own probabilities expect (``expected_wrong``, the sum of
-  ``min(p, 1 - p)``), cells holding a fraction (``fractional``: the file writes probabilities) and, per
-  column, the ROC AUC of the file against the answers with the counts of both classes.
+  answers: chance), and the cells of the other class written as this one's 0 or 1 (``exact_wrong``); cells
+  whose most probable side is wrong (``wrong``: 1 written at or below 0.5, 0 at or above), how many errors the
+  file's own probabilities expect (``expected_wrong``, the sum of ``min(p, 1 - p)``), cells holding a fraction
+  (``fractional``: the file writes probabilities) and, per column, the ROC AUC of the file against the answers
+  with the counts of both classes.
 
 Only counts and shares come out: never an id, a value or anything else read from the answers.
 """
@@ -378,6 +379,7 @@ def _empty_statistics() -> dict[str, Any]:
             "cells": [0, 0],  # answers 0, answers 1
             "exact": [0, 0],
             "exact_by_chance": [0, 0],
+            "exact_wrong": [0, 0],  # cells of the other class written as this class's very 0 or 1
             "wrong": 0,
             "expected_wrong": 0.0,
             "fractional": 0,
@@ -446,6 +448,8 @@ def _column_statistics(
         block["cells"][label] += int(cells.sum())
         block["exact"][label] += int((same & cells).sum())
         block["exact_by_chance"][label] += int((same_by_chance & (shifted == label)).sum())
+        with np.errstate(invalid="ignore"):
+            block["exact_wrong"][label] += int((matched & (truth == 1 - label) & (predicted == label)).sum())
     p = np.where(matched, predicted, np.nan)[scored]
     y = truth[scored] == 1
     usable = np.isfinite(p)

@@ -135,7 +135,7 @@ def test_the_measure_counts_classes_errors_forecast_and_auc_never_an_answer():
     measured = measure(frame.sample(frac=1.0, random_state=1), answers, id_column="id")  # rows matched by id
     classes = measured["statistics"]["classes"]
     positives = int(answers["target"].sum())
-    assert classes["cells"] == [N - positives, positives] and classes["exact"] == [0, 0]
+    assert classes["cells"] == [N - positives, positives] and classes["exact"] == classes["exact_wrong"] == [0, 0]
     assert classes["wrong"] == 0 and classes["expected_wrong"] == pytest.approx(0.3 * N)
     assert classes["fractional"] == N and classes["auc"] == [[1.0, positives, N - positives]]
     assert measured["version"] == 2
@@ -158,13 +158,19 @@ def test_exact_shares_are_taken_beyond_chance_with_a_lower_bound():
 
 
 def test_balanced_exactness_weighs_a_rare_class_as_much_as_the_common_one():
-    # 2 % positives: all-zero hard predictions reproduce 98 % of cells, a balanced nothing.
-    zeros = Counts(class_cells=(980, 20), class_exact=(980, 0), class_by_chance=(960, 0), fractional=1)
-    share, _ = exact_balanced(zeros, z=Z)
-    assert share == pytest.approx((1 - 960 / 980) / 2)
-    copy = Counts(class_cells=(980, 20), class_exact=(980, 20), class_by_chance=(960, 0), fractional=1)
-    assert exact_balanced(copy, z=Z)[0] > 0.5
+    # 2 % positives: exact zeros written blind (on 98 % of each class) reproduce most cells, a balanced nothing.
+    blind = Counts(class_cells=(980, 20), class_exact=(960, 0), class_exact_wrong=(20, 0), fractional=20)
+    share, low = exact_balanced(blind, z=Z)
+    assert share == pytest.approx((960 / 980 - 1.0) / 2) and low < 0.02
+    copy = Counts(class_cells=(980, 20), class_exact=(980, 20), fractional=1)
+    assert exact_balanced(copy, z=Z)[0] == 1.0 and exact_balanced(copy, z=Z)[1] > 0.5
     assert exact_balanced(replace(copy, fractional=0), z=Z) is None  # hard labels: judged as hard labels
+
+
+def test_a_fifth_of_rows_copied_into_probabilities_is_a_fifth_on_both_classes():
+    fifth = Counts(class_cells=(75, 225), class_exact=(15, 45), fractional=240)
+    share, low = exact_balanced(fifth, z=Z)
+    assert share == pytest.approx(0.2) and 0.05 < low < 0.2
 
 
 def test_hard_labels_are_the_answers_only_when_never_wrong_on_both_classes():
