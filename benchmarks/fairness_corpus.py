@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from competitions.demo import corpus as corpora  # noqa: E402
 from competitions.demo.packs import make_demo_pack  # noqa: E402
 from grading.bundles import read_bundle  # noqa: E402
-from grading.checks import run_checks  # noqa: E402
+from grading.checks import answer_copy, run_checks  # noqa: E402
 from grading.checks.base import FlagData  # noqa: E402
 from grading.checks.context import (  # noqa: E402
     BoardVersion,
@@ -183,20 +183,24 @@ def other_entries_of(earlier: list[tuple[str, int, CheckContext]], team: str) ->
     return tuple(entries)
 
 
-def judge(case: corpora.Case, packs_root: Path, packs: dict[str, Pack], limit: int | None) -> list[FlagData]:
+def judge(
+    case: corpora.Case, packs_root: Path, packs: dict[str, Pack], limit: int | None
+) -> tuple[list[FlagData], CheckContext]:
     competitions = case.applies_to[:limit] if limit else case.applies_to
     settings = CheckSettings(**case.settings)
     with tempfile.TemporaryDirectory() as tmp:
         uploads = case.build(packs=packs_root, out_dir=Path(tmp) / "built", competitions=competitions)
         earlier: list[tuple[str, int, CheckContext]] = []
         flags: list[FlagData] = []
+        context = None
         for number, upload in enumerate(uploads, start=1):
             context = check_context(
                 upload.bundle, Path(tmp) / f"unpacked-{number}", packs, other_entries_of(earlier, upload.team), settings
             )
             flags = run_checks(context)
             earlier.append((upload.team, number, context))
-        return flags  # the last upload's: the case's own
+        assert context is not None
+        return flags, context  # the last upload's: the case's own
 
 
 def held_as_expected(case: corpora.Case, flags: list[FlagData]) -> bool:
@@ -221,11 +225,27 @@ def main() -> None:
     cases = [c for c in corpora.corpus() if not args.family or c.family in args.family]
 
     red: dict[str, list[bool]] = defaultdict(list)
+    # answer_copy's statistics: the red-team cases each one holds, the honest entries it holds, the honest
+    # corpus's closest approach to each limit.
+    by_statistic: dict[str, list[str]] = defaultdict(list)
+    honest_by_statistic: dict[str, list[str]] = defaultdict(list)
+    closest: dict[str, tuple[float, str]] = {}
+    red_z: dict[str, float] = {}
     honest: dict[str, list[list[str]]] = defaultdict(list)
     beyond: list[str] = []  # misses no check of the files can see, by design
     for case in cases:
-        flags = judge(case, packs_root, packs, args.competitions)
+        flags, context = judge(case, packs_root, packs, args.competitions)
         blocking = sorted({f.code for f in flags if f.severity == "blocking"})
+        statistics = sorted({name for f in flags if f.code == "answer_copy" for name in f.evidence["statistics"]})
+        for name in statistics:
+            (honest_by_statistic if case.honest else by_statistic)[name].append(case.name)
+        if case.expected.code == corpora.ANSWER_COPY and "auc_z" in answer_copy.margins(context):
+            red_z[case.name] = answer_copy.margins(context)["auc_z"]
+        if case.honest:
+            for name, value in answer_copy.margins(context).items():
+                larger = name != "error_share_of_forecast"
+                if name not in closest or (value > closest[name][0] if larger else value < closest[name][0]):
+                    closest[name] = (value, case.name)
         if case.honest:
             honest[case.family].append(blocking)
             verdict = "FALSE HOLD" if blocking else "clean"
@@ -261,6 +281,23 @@ def main() -> None:
                 f"{family:<20} {len(entries):>7} {len(holds):>11} {len(holds) / len(entries):>6.0%}  {' '.join(which)}"
             )
         print(f"{'all':<20} {total:>7} {false:>11} {false / total:>6.0%}")
+    if by_statistic or honest_by_statistic or closest:
+        s = CheckSettings()
+        limits = {
+            "exact_low": f"> {s.answer_copy_exact:g}",
+            "exact_01_low": f"> {s.answer_copy_exact:g}",
+            "error_share_of_forecast": "0 and forecast large enough",
+            "auc_z": f">= {answer_copy.z_of(s.answer_copy_confidence):.2f}",
+        }
+        print("\nanswer_copy by statistic (red-team cases it holds; honest entries it holds)")
+        for name in answer_copy.STATISTICS:
+            print(f"  {name:<12} red {len(by_statistic[name]):>3}   honest {len(honest_by_statistic[name]):>3}")
+        if red_z:
+            shown = ", ".join(f"{name} {value:.2f}" for name, value in red_z.items())
+            print(f"  red-team AUC z against Kaggle's best (Hanley-McNeil): {shown}")
+        print("honest corpus, closest to each limit")
+        for name, (value, case_name) in sorted(closest.items()):
+            print(f"  {name:<24} {value:>9.4f}  (limit {limits.get(name, '?')})  {case_name}")
 
 
 if __name__ == "__main__":

@@ -405,6 +405,12 @@ CHECK_IMPLAUSIBLE_MARGIN_PERCENT = env_int("CHECK_IMPLAUSIBLE_MARGIN_PERCENT", 1
 CHECK_CODE_SIMILARITY_PERCENT = env_int("CHECK_CODE_SIMILARITY_PERCENT", 90, minimum=1)
 CHECK_RUNTIME_TOLERANCE_PERCENT = env_int("CHECK_RUNTIME_TOLERANCE_PERCENT", 10, minimum=0)
 CHECK_ANSWER_COPY_AGREEMENT_PERCENT = env_int("CHECK_ANSWER_COPY_AGREEMENT_PERCENT", 92, minimum=1)
+# answer_copy's statistics (README "Answer copies"): exact cells, errors against the file's own forecast, confidence.
+CHECK_ANSWER_COPY_EXACT_PERCENT = env_int("CHECK_ANSWER_COPY_EXACT_PERCENT", 2, minimum=0)
+CHECK_ANSWER_COPY_ERROR_RATIO_PERCENT = env_int("CHECK_ANSWER_COPY_ERROR_RATIO_PERCENT", 50, minimum=1)
+CHECK_ANSWER_COPY_CONFIDENCE_PERMILLE = env_int("CHECK_ANSWER_COPY_CONFIDENCE_PERMILLE", 999, minimum=500)
+if CHECK_ANSWER_COPY_CONFIDENCE_PERMILLE >= 1000:
+    raise ImproperlyConfigured("CHECK_ANSWER_COPY_CONFIDENCE_PERMILLE must be below 1000: nothing is certain")
 # Uploads stream to disk beside the private files (so keeping one is a rename, not a copy).
 FILE_UPLOAD_TEMP_DIR = _private("PORTAL_DATA_DIR", private_folder, DATA_DIR / "uploads-in-progress")
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024**2

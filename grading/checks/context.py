@@ -37,6 +37,9 @@ class CheckSettings:
     runtime_tolerance: float = 0.1  # a run may exceed the declared runtime by this share before it is flagged
     answer_copy_agreement: float = 0.92  # answer_copy: the lower bound of the chance-corrected row agreement
     unwrap_limits: Limits = DEFAULT_LIMITS  # what one file may unpack to (archive bombs)
+    answer_copy_exact: float = 0.02  # answer_copy: share of cells equal to the answer to the bit, beyond chance
+    answer_copy_error_ratio: float = 0.5  # answer_copy: an honest model errs at least this share of its own forecast
+    answer_copy_confidence: float = 0.999  # answer_copy: the confidence of every statistical judgement
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 # The wheel's version: bump it whenever any number the engine computes can change (a grader, a report field,
 # the aggregation, the rank interval), or whenever its public interface changes.
-ENGINE_VERSION = "2026.12.3"
+ENGINE_VERSION = "2026.12.4"
 # Recorded with every re-graded result; bump it whenever a grader's output can change.
 GRADER_VERSION = "2026.11.2"
 

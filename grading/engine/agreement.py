@@ -16,6 +16,19 @@ shifted by half their length, and the share is corrected for it like Cohen's kap
 ``(agree - chance) / (1 - chance)``. ``agreement_low`` is the one-sided 99.9 % Wilson lower bound of that
 share, so a few hundred rows are enough to be sure and a handful never are.
 
+Beside agreement, ``statistics`` holds what an honest model cannot reach, per kind of number column:
+
+* **continuous** answers (a column with a fraction among its answers): cells, cells equal to the answer to the
+  bit (``exact``), and equal to another row's answer (``exact_by_chance``, the shift above). An honest
+  regression model is close to the answers, essentially never equal to them.
+* **classes** (a column whose answers are 0 and 1, -1 unscored as Jigsaw's; one-hot columns cell by cell): per
+  class of the answer, cells and cells the file writes as that very 0 or 1 (and the same against the shifted
+  answers: chance), and the cells of the other class written as this one's 0 or 1 (``exact_wrong``); cells
+  whose most probable side is wrong (``wrong``: 1 written at or below 0.5, 0 at or above), how many errors the
+  file's own probabilities expect (``expected_wrong``, the sum of ``min(p, 1 - p)``), cells holding a fraction
+  (``fractional``: the file writes probabilities) and, per column, the ROC AUC of the file against the answers
+  with the counts of both classes.
+
 Only counts and shares come out: never an id, a value or anything else read from the answers.
 """
 
@@ -35,7 +48,7 @@ REL_TOLERANCE = 0.02
 SCALE_TOLERANCE = 0.02
 MAX_DECIMALS = 4  # a column rounded to at most this many decimals is compared within half its step
 WILSON_Z = 3.09  # one-sided 99.9 %
-MEASURE_VERSION = 1
+MEASURE_VERSION = 2
 
 
 def _norm(name: object) -> str:
@@ -286,6 +299,7 @@ def measure(
     exact = matched.copy()
     by_chance = matched.copy()
     kinds: dict[str, int] = {"numbers": 0, "text": 0}
+    statistics = _empty_statistics()
     for column in values if matched.any() else []:
         theirs = submission[by_name[_norm(column)]]
         truth = answers[column]
@@ -306,6 +320,7 @@ def measure(
                 exact=exact,
                 by_chance=by_chance,
             )
+            _column_statistics(statistics, predicted, truth_values, matched=matched, shift=shift)
             kinds["numbers"] += 1
         else:
             predicted_text = _text(theirs) if take is None else pc.take(_text(theirs), pa.array(take))
@@ -334,6 +349,7 @@ def measure(
         "columns": len(values),
         "column_kinds": {kind: n for kind, n in kinds.items() if n},
         "tolerance": {"relative": REL_TOLERANCE, "of_column_std": SCALE_TOLERANCE},
+        "statistics": _finished(statistics),
     }
 
 
@@ -351,3 +367,97 @@ def wilson_low(successes: int, n: int, *, z: float = WILSON_Z) -> float:
     centre = p + z * z / (2 * n)
     spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
     return max(0.0, (centre - spread) / (1 + z * z / n))
+
+
+# --- statistics an honest model cannot reach (see the module's docstring) -------------------------------
+
+
+def _empty_statistics() -> dict[str, Any]:
+    return {
+        "continuous": {"cells": 0, "exact": 0, "exact_by_chance": 0},
+        "classes": {
+            "cells": [0, 0],  # answers 0, answers 1
+            "exact": [0, 0],
+            "exact_by_chance": [0, 0],
+            "exact_wrong": [0, 0],  # cells of the other class written as this class's very 0 or 1
+            "wrong": 0,
+            "expected_wrong": 0.0,
+            "fractional": 0,
+            "auc": [],  # per column: [auc, positives, negatives]
+        },
+    }
+
+
+def _finished(statistics: dict[str, Any]) -> dict[str, Any]:
+    classes = statistics["classes"]
+    classes["expected_wrong"] = round(float(classes["expected_wrong"]), 4)
+    return statistics
+
+
+def column_kind(truth: np.ndarray) -> str:
+    """ "continuous" (a fraction among the finite answers), "classes" (finite answers 0 and 1, -1 for an
+    unscored row, both classes present) or "other" (integers: labels, counts)."""
+    finite = truth[np.isfinite(truth)]
+    if not len(finite):
+        return "other"
+    if np.any(finite != np.round(finite)):
+        return "continuous"
+    scored = finite[finite >= 0]
+    if (
+        len(scored)
+        and np.all((scored == 0) | (scored == 1))
+        and np.all(finite >= -1)
+        and 0 < scored.sum() < len(scored)
+    ):
+        return "classes"
+    return "other"
+
+
+def roc_auc(scores: np.ndarray, positive: np.ndarray) -> float:
+    """The Mann-Whitney ROC AUC of ``scores`` for the 0/1 labels ``positive`` (ties count a half)."""
+    ranks = pd.Series(scores).rank(method="average").to_numpy()
+    n1 = int(positive.sum())
+    n0 = len(positive) - n1
+    if not n1 or not n0:
+        return float("nan")
+    return float((ranks[positive].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
+
+
+def _column_statistics(
+    statistics: dict[str, Any], predicted: np.ndarray, truth: np.ndarray, *, matched: np.ndarray, shift: int
+) -> None:
+    """Add one number column's counts to ``statistics`` (rows without a match by id count as not exact)."""
+    kind = column_kind(truth)
+    if kind == "other":
+        return
+    shifted = np.roll(truth, shift)
+    with np.errstate(invalid="ignore"):
+        same = matched & (predicted == truth)
+        same_by_chance = matched & (predicted == shifted)
+    if kind == "continuous":
+        known = np.isfinite(truth)
+        block = statistics["continuous"]
+        block["cells"] += int(known.sum())
+        block["exact"] += int((same & known).sum())
+        block["exact_by_chance"] += int((same_by_chance & np.isfinite(shifted)).sum())
+        return
+    block = statistics["classes"]
+    scored = truth >= 0
+    for label in (0, 1):
+        cells = truth == label
+        block["cells"][label] += int(cells.sum())
+        block["exact"][label] += int((same & cells).sum())
+        block["exact_by_chance"][label] += int((same_by_chance & (shifted == label)).sum())
+        with np.errstate(invalid="ignore"):
+            block["exact_wrong"][label] += int((matched & (truth == 1 - label) & (predicted == label)).sum())
+    p = np.where(matched, predicted, np.nan)[scored]
+    y = truth[scored] == 1
+    usable = np.isfinite(p)
+    with np.errstate(invalid="ignore"):
+        wrong = ~usable | np.where(y, p <= 0.5, p >= 0.5)
+        clipped = np.clip(np.where(usable, p, 0.5), 0.0, 1.0)
+        block["fractional"] += int((usable & (clipped > 0) & (clipped < 1)).sum())
+    block["wrong"] += int(wrong.sum())
+    block["expected_wrong"] += float(np.minimum(clipped, 1.0 - clipped).sum())
+    if usable.all() and 0 < y.sum() < len(y):
+        block["auc"].append([round(roc_auc(p, y), 6), int(y.sum()), int((~y).sum())])

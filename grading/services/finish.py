@@ -190,6 +190,9 @@ def check_settings() -> CheckSettings:
         code_similarity=settings.CHECK_CODE_SIMILARITY_PERCENT / 100,
         runtime_tolerance=settings.CHECK_RUNTIME_TOLERANCE_PERCENT / 100,
         answer_copy_agreement=settings.CHECK_ANSWER_COPY_AGREEMENT_PERCENT / 100,
+        answer_copy_exact=settings.CHECK_ANSWER_COPY_EXACT_PERCENT / 100,
+        answer_copy_error_ratio=settings.CHECK_ANSWER_COPY_ERROR_RATIO_PERCENT / 100,
+        answer_copy_confidence=settings.CHECK_ANSWER_COPY_CONFIDENCE_PERMILLE / 1000,
     )
 
 

@@ -55,8 +55,14 @@ def test_the_honest_lite_run_raises_no_answer_copy_and_every_scored_file_was_mea
 
 def test_a_file_that_is_the_answers_holds_the_entry_for_review_with_counts_only(graded):
     submission = graded(copy=True)
-    (flag,) = Flag.objects.filter(submission=submission, code="answer_copy")
-    assert (flag.severity, flag.key, flag.decision) == ("blocking", f"{TEXT}/seed-0", "")
+    flag = Flag.objects.get(submission=submission, code="answer_copy", key=f"{TEXT}/seed-0")
+    assert (flag.severity, flag.decision) == ("blocking", "")
+    entry = Flag.objects.get(submission=submission, code="answer_copy", key="entry")
+    assert entry.severity == "blocking" and entry.evidence["held"] == [f"{TEXT}/seed-0"]
+    assert set(Flag.objects.filter(submission=submission, code="answer_copy").values_list("key", flat=True)) == {
+        f"{TEXT}/seed-0",
+        "entry",
+    }
     assert flag.evidence["rows"] == flag.evidence["rows_agree"] == flag.evidence["rows_exact"] == 300
     assert flag.evidence["beyond_best"] is True and flag.evidence["agreement_low"] >= 0.92
     assert submission.status == Submission.Status.IN_REVIEW and not submission.comparable

@@ -139,12 +139,20 @@ def graded_run(pack: Pack, frame: pd.DataFrame, tmp_path, *, seed: int = 0):
     return answer_copy.check(context), report
 
 
+def of_the_run(flags, cid: str) -> list:
+    return [flag for flag in flags if flag.key == f"{cid}/seed-0"]
+
+
 @pytest.mark.parametrize("disguise", [public, rounded, noisy, five_percent_changed, reordered])
 def test_a_copy_of_the_answers_is_blocking_however_it_is_disguised(pack, disguise, tmp_path):
     if disguise is noisy and pack.cid == TEXT:
         pytest.skip("text has no small noise that keeps its meaning")
+    if disguise is five_percent_changed and pack.cid == TEXT:
+        pytest.skip("a label copy with 5 % changed is an honest model right on 95 % (the strong ones reach 97 %)")
     flags, report = graded_run(pack, disguise(pack), tmp_path)
-    (flag,) = flags
+    (flag,) = of_the_run(flags, pack.cid)
+    (entry,) = [f for f in flags if f.key == "entry"]
+    assert entry.severity == "blocking" and f"{pack.cid}/seed-0" in entry.evidence["held"]
     assert (flag.code, flag.severity, flag.key, flag.tiers) == (
         "answer_copy",
         "blocking",
@@ -153,7 +161,7 @@ def test_a_copy_of_the_answers_is_blocking_however_it_is_disguised(pack, disguis
     )
     evidence = flag.evidence
     assert evidence["rows"] == ROWS and evidence["rows_matched_by_id"] == ROWS
-    assert evidence["rows_agree"] >= 0.94 * ROWS and evidence["agreement_low"] >= 0.92
+    assert evidence["rows_agree"] >= 0.94 * ROWS
     assert evidence["regraded"] == report.score and evidence["leaderboard_best"] == pack.best
     assert evidence["gold_threshold"] == pack.thresholds.gold
     assert f"{evidence['rows_agree']} of {ROWS} rows agree" in flag.message and "Kaggle's best" in flag.message
@@ -167,8 +175,20 @@ def test_a_strong_honest_run_near_gold_raises_nothing(pack, quality, tmp_path):
         assert flags == []
 
 
+@pytest.mark.parametrize("quality", [0.95, 0.97])
+def test_a_strong_honest_entry_beyond_kaggles_top_raises_nothing(pack, quality, tmp_path):
+    """Three seeds of the honest agent at 0.95 and 0.97, near or beyond the simulated Kaggle top."""
+    runs = []
+    for seed in range(3):
+        frame = simulate_submission(competition_id=pack.cid, answers=pack.answers, quality=quality, seed=seed)
+        flags, _ = graded_run(pack, frame, tmp_path / f"seed-{seed}", seed=seed)
+        assert flags == []
+        runs.append(frame)
+    assert len(runs) == 3
+
+
 def test_the_evidence_holds_counts_and_scores_never_an_answer(pack, tmp_path):
-    (flag,) = graded_run(pack, public(pack), tmp_path)[0]
+    (flag,) = of_the_run(graded_run(pack, public(pack), tmp_path)[0], pack.cid)
     shown = repr(flag.evidence) + flag.message
     for value in pack.answers[predicted(pack)[0]].astype(str).head(50):
         if len(value) > 4:
@@ -176,6 +196,8 @@ def test_the_evidence_holds_counts_and_scores_never_an_answer(pack, tmp_path):
     for key, value in flag.evidence.items():
         if key == "file":
             assert value.endswith("/submission/submission.csv")
+        elif key == "statistics":
+            assert value and all(name in answer_copy.STATISTICS for name in value)
         elif isinstance(value, dict):
             assert all(isinstance(v, (int, float)) for v in value.values()), key
         else:
@@ -186,17 +208,23 @@ def test_the_evidence_holds_counts_and_scores_never_an_answer(pack, tmp_path):
 
 
 def agreement(low: float, **rest) -> dict:
-    return {"measured": True, "rows": 1000, "rows_agree": 990, "rows_exact": 990, "agreement_low": low, **rest}
+    return {"measured": True, "rows": 1000, "rows_agree": 1000, "rows_exact": 1000, "agreement_low": low, **rest}
 
 
-def judged(*, low: float, score: float, best: float | None, lower: bool = False, **settings):
+def judged(*, low: float, score: float, best: float | None, lower: bool = False, agree: int = 1000, **settings):
     run = replace(
         run_files(None, "c", 0, regraded={"score": score, "is_lower_better": lower}),
-        agreement=agreement(low),
+        agreement=agreement(low, rows_agree=agree),
     )
-    return answer_copy.check(
+    flags = answer_copy.check(
         check_context(runs=[run], competitions=[facts("c", best=best, gold=0.9, lower=lower)], **settings)
     )
+    return [flag for flag in flags if flag.key != "entry"]
+
+
+def test_a_label_file_wrong_on_a_few_rows_in_a_thousand_is_an_honest_strong_model():
+    assert judged(low=0.95, score=0.99, best=0.9, agree=998) == []
+    assert len(judged(low=0.95, score=0.99, best=0.9, agree=999)) == 1  # at most 1 - confidence of rows wrong
 
 
 def test_below_the_limit_is_no_copy():

@@ -122,3 +122,11 @@ def test_percent_settings_become_shares(settings):
         0.0,
         9,
     )
+
+
+def test_answer_copy_settings_become_shares_and_a_confidence(settings):
+    settings.CHECK_ANSWER_COPY_EXACT_PERCENT = 5
+    settings.CHECK_ANSWER_COPY_ERROR_RATIO_PERCENT = 25
+    settings.CHECK_ANSWER_COPY_CONFIDENCE_PERMILLE = 990
+    made = check_settings()
+    assert (made.answer_copy_exact, made.answer_copy_error_ratio, made.answer_copy_confidence) == (0.05, 0.25, 0.99)
