@@ -142,6 +142,12 @@ class Run(models.Model):
     submission_sha256 = models.CharField(
         max_length=64, blank=True, help_text="Of its submission.csv (set by the checking step): copies count once"
     )
+    copy_key = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="What copies across seeds are counted by (set by the checking step): the SHA-256 of the earliest "
+        "seed's file this one copies once normalised, else its own; empty: submission_sha256 counts",
+    )
 
     class Meta:
         ordering = ["competition__slug", "seed"]

@@ -14,6 +14,7 @@ from typing import Any
 
 from grading.bundles.manifest import Manifest
 from grading.checks.base import GradedRun
+from grading.checks.fingerprint import Content, SeedCopy, UnreadableSubmission, content_of
 from grading.checks.patterns import all_patterns
 from grading.checks.scan import ScanResult, scan_files, walk_files
 from grading.engine.hashing import file_sha256
@@ -82,6 +83,26 @@ class RunFiles:
         return walk_files(self.folder / "code")
 
 
+def _copy_of(
+    seed: int, digest: str, content: Content | None, kept: list[tuple[RunFiles, str, Content | None]]
+) -> tuple[SeedCopy, str] | None:
+    """The earlier distinct file this one copies, and the key it is counted by; None: a distinct run."""
+    for run, other_digest, _ in kept:
+        if digest == other_digest:
+            return SeedCopy(seed=seed, of=run.seed, how="identical"), other_digest
+    if content is None:
+        return None
+    for run, other_digest, other in kept:
+        if other is None:
+            continue
+        if other.fingerprint == content.fingerprint:
+            return SeedCopy(seed=seed, of=run.seed, how="normalised"), other_digest
+        if content.near_duplicate_of(other):
+            equal, rows = content.equal_rows(other), max(len(content.rows), len(other.rows))
+            return SeedCopy(seed=seed, of=run.seed, how="near", rows_equal=equal, rows=rows), other_digest
+    return None
+
+
 @dataclass(frozen=True, kw_only=True)
 class CompetitionFacts:
     slug: str
@@ -137,8 +158,55 @@ class CheckContext:
     @property
     def graded(self) -> list[GradedRun]:
         """The runs as the score and seed checks see them, each with its submission's SHA-256."""
+        keys = self.copy_keys()
+        return [run.graded_with(submission_sha256=keys.get(run.key, "")) for run in self.runs]
+
+    def copy_keys(self) -> dict[str, str]:
+        """run key -> what copies across seeds are counted by: the SHA-256 of the earliest seed's file whose
+        copy it is (byte-identical, identical once normalised, or a near-duplicate), else its own."""
+        self._seed_copies()
+        return self.cache["copy_keys"]
+
+    def seed_copies(self) -> dict[str, SeedCopy]:
+        """run key -> how its submission copies an earlier seed's of the same competition (copies only)."""
+        self._seed_copies()
+        return self.cache["seed_copies"]
+
+    def content_fingerprints(self) -> dict[str, str]:
+        """run key -> the normalised content's fingerprint of its submission (files that parse as CSV)."""
+        self._seed_copies()
+        return self.cache["content_fingerprints"]
+
+    def _seed_copies(self) -> None:
+        if "seed_copies" in self.cache:
+            return
         hashes = self.submission_hashes()
-        return [run.graded_with(submission_sha256=hashes.get(run.key, "")) for run in self.runs]
+        keys: dict[str, str] = {}
+        copies: dict[str, SeedCopy] = {}
+        prints: dict[str, str] = {}
+        by_competition: dict[str, list[RunFiles]] = {}
+        for run in sorted(self.runs, key=lambda r: (r.competition_id, r.seed)):
+            if run.key in hashes and run.submission is not None:
+                by_competition.setdefault(run.competition_id, []).append(run)
+        for competition, runs in by_competition.items():
+            facts = self.competitions.get(competition)
+            id_column = facts.id_column if facts else ""
+            kept: list[tuple[RunFiles, str, Content | None]] = []  # one per distinct file, lowest seed first
+            for run in runs:
+                digest = hashes[run.key]
+                try:
+                    content: Content | None = content_of(run.submission, id_column=id_column)  # type: ignore[arg-type]
+                except (UnreadableSubmission, OSError):
+                    content = None
+                if content is not None:
+                    prints[run.key] = content.fingerprint
+                found = _copy_of(run.seed, digest, content, kept)
+                if found is None:
+                    kept.append((run, digest, content))
+                    keys[run.key] = digest
+                else:
+                    copies[run.key], keys[run.key] = found
+        self.cache.update(seed_copies=copies, copy_keys=keys, content_fingerprints=prints)
 
     def submission_hashes(self) -> dict[str, str]:
         """run key ("competition/seed-N") -> SHA-256 of its submission file, computed once per context."""

@@ -8,6 +8,7 @@ import re
 
 from grading.checks.base import FlagData
 from grading.checks.context import CheckContext, RunFiles
+from grading.checks.fingerprint import HOW_WORDS, NUMBER_DIGITS
 
 CODE_SUFFIXES = (".py", ".ipynb", ".sh", ".r", ".jl")
 _COMMENT = re.compile(r"#[^\n]*|\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''")
@@ -59,25 +60,7 @@ def entry_index(context: CheckContext) -> dict:
 def check(context: CheckContext) -> list[FlagData]:
     hashes = submission_hashes(context)
     by_run = {run_key(run): run for run in context.runs}
-    flags = []
-    by_competition: dict[tuple[str, str], list[str]] = {}
-    for key, digest in hashes.items():
-        by_competition.setdefault((key.split("/")[0], digest), []).append(key)
-    for (competition, digest), keys in sorted(by_competition.items()):
-        if len(keys) < 2:
-            continue
-        files = [{"file": f"{by_run[k].run_path}/submission/submission.csv", "sha256": digest} for k in sorted(keys)]
-        flags.append(
-            FlagData(
-                code="duplicate_submissions",
-                severity="warning",
-                key=f"{competition}/{digest[:12]}",
-                tiers=context.tiers_of(competition),
-                message=f"{competition}: {len(keys)} seeds submitted the same file (sha256 {digest[:12]}…), "
-                "so they are not independent runs.",
-                evidence={"files": files},
-            )
-        )
+    flags = seed_copy_flags(context, by_run)
     for other in context.other_entries:
         same = sorted(
             (key, other.submission_hashes[digest])
@@ -107,6 +90,60 @@ def check(context: CheckContext) -> list[FlagData]:
                 )
             )
     flags += _similar_code(context, by_run)
+    return flags
+
+
+def seed_copy_flags(context: CheckContext, by_run: dict[str, RunFiles]) -> list[FlagData]:
+    """One warning per group of seeds of a competition whose files are one file once normalised: the
+    group counts as one seed (insufficient_seeds, padded_seeds, the aggregation)."""
+    hashes, keys, copies = submission_hashes(context), context.copy_keys(), context.seed_copies()
+    groups: dict[tuple[str, str], list[str]] = {}
+    for key in sorted(keys, key=lambda k: by_run[k].seed):
+        groups.setdefault((by_run[key].competition_id, keys[key]), []).append(key)
+    flags = []
+    for (competition, digest), members in sorted(groups.items()):
+        if len(members) < 2:
+            continue
+        files: list[dict] = []
+        for key in members:
+            run = by_run[key]
+            item: dict = {"file": f"{run.run_path}/submission/submission.csv", "sha256": hashes[key]}
+            copy = copies.get(key)
+            if copy is not None:
+                item.update(seed=run.seed, copy_of_seed=copy.of, how=copy.how)
+                if copy.rows is not None:
+                    item.update(rows_equal=copy.rows_equal, rows=copy.rows)
+            else:
+                item["seed"] = run.seed
+            files.append(item)
+        hows = {copies[k].how for k in members if k in copies}
+        if hows == {"identical"}:
+            message = (
+                f"{competition}: {len(members)} seeds submitted the same file (sha256 {digest[:12]}…), "
+                "so they are not independent runs."
+            )
+        else:
+            first = by_run[members[0]].seed
+            described = "; ".join(
+                f"seed {copies[k].seed} is {HOW_WORDS[copies[k].how]}"
+                + (f" ({copies[k].rows_equal} of {copies[k].rows} rows equal)" if copies[k].rows else "")
+                for k in members[1:]
+            )
+            message = (
+                f"{competition}: seeds {', '.join(str(by_run[k].seed) for k in members)} submitted one file up to "
+                f"cosmetic edits ({described} to seed {first}'s, compared parsed, sorted by id, numbers to "
+                f"{NUMBER_DIGITS} significant digits, text stripped), so they count as one seed."
+            )
+        flags.append(
+            FlagData(
+                code="duplicate_submissions",
+                severity="warning",
+                key=f"{competition}/{digest[:12]}",
+                tiers=context.tiers_of(competition),
+                message=message,
+                evidence={"files": files},
+            )
+        )
     return flags
 
 

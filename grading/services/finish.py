@@ -46,7 +46,7 @@ def submission_finish(*, submission_id: int) -> None:
     runs = list(Run.objects.filter(submission=submission).select_related("competition"))
     members = tier_members(benchmark_id=submission.benchmark_id, tiers=tiers_of_split(submission.split))
     context = check_context(submission=submission, runs=runs, members=members)
-    _hashes_store(runs=runs, hashes=context.submission_hashes())
+    _hashes_store(runs=runs, hashes=context.submission_hashes(), copy_keys=context.copy_keys())
     # A run we failed to grade counts for nothing (neither the team's failure nor a result) until it is re-graded.
     outcomes = [run_outcome(run, claimed=submission.report_only) for run in runs if not run.grading_error]
     flags = checks.run_checks(context)
@@ -71,15 +71,17 @@ def submission_finish(*, submission_id: int) -> None:
             transaction.on_commit(lambda: submission_notify(submission_id=submission_id))
 
 
-def _hashes_store(*, runs: list[Run], hashes: dict[str, str]) -> None:
-    """Each run's submission SHA-256, so the aggregation (here and on the board) counts copies once."""
+def _hashes_store(*, runs: list[Run], hashes: dict[str, str], copy_keys: dict[str, str]) -> None:
+    """Each run's submission SHA-256 and copy key, so the aggregation (here and on the board) counts a copy
+    of an earlier seed's file (byte-identical or once normalised) once."""
     changed = []
     for run in runs:
-        digest = hashes.get(f"{run.competition.slug}/seed-{run.seed}", "")
-        if digest != run.submission_sha256:
-            run.submission_sha256 = digest
+        key = f"{run.competition.slug}/seed-{run.seed}"
+        digest, copy_key = hashes.get(key, ""), copy_keys.get(key, "")
+        if (digest, copy_key) != (run.submission_sha256, run.copy_key):
+            run.submission_sha256, run.copy_key = digest, copy_key
             changed.append(run)
-    Run.objects.bulk_update(changed, ["submission_sha256"], batch_size=1000)
+    Run.objects.bulk_update(changed, ["submission_sha256", "copy_key"], batch_size=1000)
 
 
 def _decided_evidence(evidence: Any) -> Any:

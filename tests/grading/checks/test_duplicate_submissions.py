@@ -82,11 +82,18 @@ def test_three_seeds_with_one_file_are_one_flag_listing_each_file(tmp_path):
     assert flag.message == (
         f"{PIZZA}: 3 seeds submitted the same file (sha256 {digest[:12]}…), so they are not independent runs."
     )
-    assert flag.evidence == {
-        "files": [
-            {"file": f"runs/group/{PIZZA}_{seed:08x}/submission/submission.csv", "sha256": digest} for seed in range(3)
-        ]
-    }
+    first = {"file": f"runs/group/{PIZZA}_00000000/submission/submission.csv", "sha256": digest, "seed": 0}
+    copies = [
+        {
+            "file": f"runs/group/{PIZZA}_{seed:08x}/submission/submission.csv",
+            "sha256": digest,
+            "seed": seed,
+            "copy_of_seed": 0,
+            "how": "identical",
+        }
+        for seed in (1, 2)
+    ]
+    assert flag.evidence == {"files": [first, *copies]}
 
 
 def test_the_same_file_in_two_competitions_is_no_duplicate(tmp_path):
@@ -230,7 +237,8 @@ def test_hashes_and_code_are_computed_once_per_context(tmp_path):
     context = entry(tmp_path, {(PIZZA, 0): SAME, (PIZZA, 1): SAME})
     assert len(duplicate_submissions.check(context)) == 1
     context.runs[1].submission.write_text("changed after the first check\n")
-    assert len(duplicate_submissions.check(context)) == 1 and set(context.cache) == {"submission_hashes"}
+    assert len(duplicate_submissions.check(context)) == 1
+    assert set(context.cache) == {"submission_hashes", "seed_copies", "copy_keys", "content_fingerprints"}
 
 
 def normalised_code_of(tmp_path, code: str) -> str:
