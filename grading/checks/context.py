@@ -126,12 +126,15 @@ class KnownIssue:
 
 @dataclass(frozen=True, kw_only=True)
 class OtherEntry:
-    """Another team's entry, as its checking step indexed it: file hashes and normalised code per run."""
+    """Another team's earlier entry, as far as the index (duplicate_submissions.entry_index, stored by its
+    checking step) holds what it shares with this one: the checking step looks our hashes up and builds one
+    OtherEntry per entry that holds any of them; a test or a benchmark may pass the whole index."""
 
     submission_id: int
     team: str
-    submission_hashes: Mapping[str, str]  # sha256 -> "competition/seed-N"
-    code: Mapping[str, str]  # "competition/seed-N" -> normalised code
+    submissions: Mapping[str, str]  # normalised fingerprint (sha256 of an unparseable file) -> "competition/seed-N"
+    code: Mapping[str, frozenset[int]] = field(default_factory=dict)  # competition -> winnowed code fingerprints
+    logs: Mapping[str, str] = field(default_factory=dict)  # normalised log hash -> "competition/seed-N"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -173,9 +176,15 @@ class CheckContext:
         return self.cache["seed_copies"]
 
     def content_fingerprints(self) -> dict[str, str]:
-        """run key -> the normalised content's fingerprint of its submission (files that parse as CSV)."""
+        """run key -> the normalised content's fingerprint of its submission (files that parse as CSV and
+        predict more than one value: a constant file, a sample submission, is no one's own work)."""
         self._seed_copies()
         return self.cache["content_fingerprints"]
+
+    def parsed_submissions(self) -> set[str]:
+        """run keys whose submission parses as CSV (constant ones too)."""
+        self._seed_copies()
+        return self.cache["parsed_submissions"]
 
     def _seed_copies(self) -> None:
         if "seed_copies" in self.cache:
@@ -184,6 +193,7 @@ class CheckContext:
         keys: dict[str, str] = {}
         copies: dict[str, SeedCopy] = {}
         prints: dict[str, str] = {}
+        parsed: set[str] = set()
         by_competition: dict[str, list[RunFiles]] = {}
         for run in sorted(self.runs, key=lambda r: (r.competition_id, r.seed)):
             if run.key in hashes and run.submission is not None:
@@ -199,14 +209,16 @@ class CheckContext:
                 except (UnreadableSubmission, OSError):
                     content = None
                 if content is not None:
-                    prints[run.key] = content.fingerprint
+                    parsed.add(run.key)
+                    if not content.constant:
+                        prints[run.key] = content.fingerprint
                 found = _copy_of(run.seed, digest, content, kept)
                 if found is None:
                     kept.append((run, digest, content))
                     keys[run.key] = digest
                 else:
                     copies[run.key], keys[run.key] = found
-        self.cache.update(seed_copies=copies, copy_keys=keys, content_fingerprints=prints)
+        self.cache.update(seed_copies=copies, copy_keys=keys, content_fingerprints=prints, parsed_submissions=parsed)
 
     def submission_hashes(self) -> dict[str, str]:
         """run key ("competition/seed-N") -> SHA-256 of its submission file, computed once per context."""

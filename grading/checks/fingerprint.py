@@ -34,6 +34,7 @@ class Content:
     fingerprint: str  # SHA-256 of the normalised header and rows, sorted by id
     header: tuple[str, ...]
     rows: dict[int, int]  # hash of the row's id -> hash of its normalised cells
+    constant: bool = False  # every row predicts the same (a sample submission, a fallback): no one's own work
 
     def equal_rows(self, other: Content) -> int:
         return sum(1 for key, row in self.rows.items() if other.rows.get(key) == row)
@@ -88,6 +89,8 @@ def content_of_rows(reader: Iterable[list[str]], *, id_column: str = "") -> Cont
     id_at = header.index(id_column) if id_column in header else 0
     rows: dict[int, int] = {}
     seen: dict[str, int] = {}
+    first_prediction: list[str] | None = None
+    constant = True
     for row in rows_in:
         if not any(cell.strip() for cell in row):
             continue  # blank lines, a trailing newline
@@ -97,10 +100,15 @@ def content_of_rows(reader: Iterable[list[str]], *, id_column: str = "") -> Cont
         seen[ident] = repeat + 1
         key = _hash64(ident if not repeat else f"{ident}{_SEP}{repeat}")
         rows[key] = _hash64(_SEP.join(cells))
+        prediction = cells[:id_at] + cells[id_at + 1 :]
+        if first_prediction is None:
+            first_prediction = prediction
+        elif constant and prediction != first_prediction:
+            constant = False
     digest = hashlib.sha256(_SEP.join(header).encode("utf-8", "surrogatepass"))
     for key in sorted(rows):
         digest.update(key.to_bytes(8, "big") + rows[key].to_bytes(8, "big"))
-    return Content(fingerprint=digest.hexdigest(), header=header, rows=rows)
+    return Content(fingerprint=digest.hexdigest(), header=header, rows=rows, constant=constant)
 
 
 @dataclass(frozen=True)
