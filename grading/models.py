@@ -287,6 +287,8 @@ class IndexedPrint(models.Model):
 
     class Meta:
         indexes = [
-            models.Index(fields=["kind", "digest", "-submission"], name="indexedprint_lookup"),
+            # The digest alone (64 random bits tell kinds apart), newest entries first: a small index, one range
+            # per lookup.
+            models.Index(fields=["digest", "-submission"], name="indexedprint_lookup"),
             models.Index(fields=["submission"], name="indexedprint_submission"),
         ]
