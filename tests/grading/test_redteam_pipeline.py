@@ -119,3 +119,16 @@ def test_a_match_with_another_team_names_them_to_maintainers_only(upload, tmp_pa
     for text in public:
         for secret in secrets:
             assert secret not in text, secret
+
+
+def test_the_entry_page_says_which_seeds_were_merged_and_why(upload, tmp_path, client):
+    from django.urls import reverse
+
+    from leaderboard.services import board_refresh
+
+    submission = upload(CASES["cosmetic_seeds/rows_reordered"], tmp_path / "case")
+    assert submission.status == Submission.Status.PUBLISHED and not submission.comparable
+    board_refresh(submission_ids=[submission.pk])
+    page = client.get(reverse("leaderboard_entry", args=[submission.board_entry.pk])).content.decode()
+    assert "seeds 0, 1, 2 submitted one file up to cosmetic edits" in page
+    assert "seed 1 is identical once parsed and normalised" in page and "count as one seed" in page
