@@ -176,8 +176,9 @@ def other_entries_of(earlier: list[tuple[str, int, CheckContext]], team: str) ->
             OtherEntry(
                 submission_id=number,
                 team=other_team,
-                submission_hashes=index["submission_hashes"],
-                code=index["code"],
+                submissions=index["submissions"],
+                code={cid: frozenset(prints) for cid, prints in index["code"].items()},
+                logs=index["logs"],
             )
         )
     return tuple(entries)

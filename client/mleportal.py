@@ -946,8 +946,12 @@ def _manifest_rows(archive: zipfile.ZipFile, manifest: dict[str, Any]) -> list[R
 
 
 def _outcomes(archive: zipfile.ZipFile, manifest: dict[str, Any], aggregates: dict[str, Any], engine: Any) -> list:
-    """The run outcomes the aggregation counts, from the per-seed reports and each run's submission SHA-256."""
-    hashes = {(r["competition_id"], int(r["seed"])): r.get("submission_sha256") or "" for r in aggregates["runs"]}
+    """The run outcomes the aggregation counts, from the per-seed reports and each run's submission SHA-256 (or
+    the earlier seed's file it copies once normalised, ``counted_as``)."""
+    hashes = {
+        (r["competition_id"], int(r["seed"])): r.get("counted_as") or r.get("submission_sha256") or ""
+        for r in aggregates["runs"]
+    }
     outcomes = []
     for item in manifest["files"]:
         found = re.fullmatch(r"reports/seed-([0-9]{1,9})\.json", str(item.get("path")))

@@ -142,6 +142,12 @@ class Run(models.Model):
     submission_sha256 = models.CharField(
         max_length=64, blank=True, help_text="Of its submission.csv (set by the checking step): copies count once"
     )
+    copy_key = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="What copies across seeds are counted by (set by the checking step): the SHA-256 of the earliest "
+        "seed's file this one copies once normalised, else its own; empty: submission_sha256 counts",
+    )
 
     class Meta:
         ordering = ["competition__slug", "seed"]
@@ -203,6 +209,11 @@ class Flag(models.Model):
     tiers = models.JSONField(default=list)
     message = models.TextField()
     evidence = models.JSONField(default=dict)
+    private_evidence = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Maintainer-only (the review pages): what names other teams' unpublished work; never on the entry",
+    )
     key = models.CharField(max_length=200, help_text="What the flag is about, unique per code (e.g. competition/seed)")
     resolution = models.TextField(blank=True, help_text="The decision's public reason")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -256,10 +267,28 @@ class ReviewEvent(models.Model):
         ordering = ["created_at", "pk"]
 
 
-class CheckIndex(models.Model):
-    """What later checks of other teams' entries compare against: the hashes of this entry's submission
-    files and its normalised code per run. In the database, so every machine's checking step sees it."""
+class IndexedPrint(models.Model):
+    """One hash of what a checked entry holds, so later checks of other teams' entries find what they share by
+    looking their own hashes up (an index scan per hash, not a pass over every entry): a submission's
+    normalised fingerprint, one winnowed fingerprint of a competition's code, a log file's hash. Written by the
+    checking step (grading/services/prints.py); in the database, so every machine's checking step sees it."""
 
-    submission = models.OneToOneField(Submission, on_delete=models.CASCADE, related_name="check_index")
-    data = models.JSONField(default=dict, help_text='{"submission_hashes": {sha256: run}, "code": {run: text}}')
-    updated_at = models.DateTimeField(auto_now=True)
+    class Kind(models.TextChoices):
+        SUBMISSION = "submission"
+        CODE = "code"
+        LOG = "log"
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="+")
+    team = models.ForeignKey("accounts.Team", on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    digest = models.BigIntegerField(help_text="The hash's first 64 bits, signed")
+    competition = models.CharField(max_length=200)
+    run = models.CharField(max_length=200, blank=True, help_text="competition/seed-N (empty for code)")
+
+    class Meta:
+        indexes = [
+            # The digest alone (64 random bits tell kinds apart), newest entries first: a small index, one range
+            # per lookup.
+            models.Index(fields=["digest", "-submission"], name="indexedprint_lookup"),
+            models.Index(fields=["submission"], name="indexedprint_submission"),
+        ]

@@ -63,6 +63,9 @@ class ReviewFlagSerializer(FlagSerializer):
     team = serializers.CharField(source="submission.team.name")
     created_at = serializers.DateTimeField()
     decided_by = serializers.CharField(source="decided_by.username", default=None)
+    private_evidence = serializers.JSONField(
+        help_text="Maintainer-only: what names other teams' unpublished work (never in the public API)"
+    )
     own_team = serializers.SerializerMethodField(
         help_text="The entry is of a team you belong to (or you made it): another maintainer decides"
     )

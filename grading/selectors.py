@@ -40,7 +40,10 @@ def run_outcome(run: Run, *, claimed: bool = False) -> RunOutcome:
     are self-reported) the team's own report. The engine's outcome_from_report reads it, as verify does."""
     report = (run.claimed if claimed else run.regraded) or {}
     return outcome_from_report(
-        report, seed=run.seed, submission_sha256=run.submission_sha256, competition_id=run.competition.slug
+        report,
+        seed=run.seed,
+        submission_sha256=run.copy_key or run.submission_sha256,
+        competition_id=run.competition.slug,
     )
 
 
@@ -73,13 +76,13 @@ def submission_outcomes(*, submission_id: int, claimed: bool = False) -> list[Ru
     that the aggregation counts (medals_known, the one read with a default, is a boolean or absent)."""
     picked = report_fields("claimed" if claimed else "regraded", _OUTCOME_KEYS)
     rows = Run.objects.filter(submission_id=submission_id).values_list(
-        "seed", "submission_sha256", "competition__slug", *picked
+        "seed", "submission_sha256", "copy_key", "competition__slug", *picked
     )
     return [
         outcome_from_report(
-            picked_report(_OUTCOME_KEYS, values), seed=seed, submission_sha256=sha256, competition_id=slug
+            picked_report(_OUTCOME_KEYS, values), seed=seed, submission_sha256=copy_key or sha256, competition_id=slug
         )
-        for seed, sha256, slug, *values in rows
+        for seed, sha256, copy_key, slug, *values in rows
     ]
 
 

@@ -90,6 +90,8 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
             "flag": flag,
             "blocks": evidence_blocks(flag.evidence),
             "json": evidence_json(flag.evidence),
+            # Names other teams' unpublished work: on this page only, never on the entry or in the public API.
+            "private_json": evidence_json(flag.private_evidence) if flag.private_evidence else "",
             "form": DecisionForm(prefix=f"flag-{flag.pk}"),
         }
         for flag in selectors.review_flags(submission)

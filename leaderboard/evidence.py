@@ -291,6 +291,13 @@ def bundle_download_name(entry_id: int, opener: Callable[[], IO[bytes]]) -> str:
     return f"entry-{entry_id}-bundle" + (".zip" if start == b"PK" else ".tar.gz")
 
 
+def _aggregated_run(run: Run) -> dict[str, Any]:
+    found = {"competition_id": run.competition.slug, "seed": run.seed, "submission_sha256": run.submission_sha256}
+    if run.copy_key and run.copy_key != run.submission_sha256:
+        found["counted_as"] = run.copy_key
+    return found
+
+
 def entry_evidence(*, entry_id: int, base_url: str) -> Evidence:
     """The evidence of a published entry (Http404 for any other), read in one snapshot of the database."""
     with _snapshot():
@@ -300,7 +307,15 @@ def entry_evidence(*, entry_id: int, base_url: str) -> Evidence:
         runs = list(
             Run.objects.filter(submission=submission)
             .select_related("competition")
-            .only(source, "seed", "submission_file", "submission_sha256", "grader_version", "competition__slug")
+            .only(
+                source,
+                "seed",
+                "submission_file",
+                "submission_sha256",
+                "copy_key",
+                "grader_version",
+                "competition__slug",
+            )
             .order_by("seed", "competition__slug")
         )
         counted = [run for run in runs if getattr(run, source)]
@@ -339,10 +354,8 @@ def entry_evidence(*, entry_id: int, base_url: str) -> Evidence:
             "tiers": entry.tiers,
             "members": members,
             "known_leaky": leaky,
-            "runs": [
-                {"competition_id": run.competition.slug, "seed": run.seed, "submission_sha256": run.submission_sha256}
-                for run in counted
-            ],
+            # counted_as: the file of an earlier seed this run's copies once normalised (the aggregation counts it once)
+            "runs": [_aggregated_run(run) for run in counted],
         }
     )
     documents["ranking.json"] = _json(ranking)

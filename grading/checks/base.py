@@ -10,7 +10,9 @@ class FlagData:
     key: str  # what the flag is about, unique per code (e.g. competition/seed)
     message: str
     tiers: list[str] = field(default_factory=list)
-    evidence: dict = field(default_factory=dict)
+    evidence: dict = field(default_factory=dict)  # public: shown wherever the flag is
+    # Maintainer-only: what names other teams' unpublished work (the review pages, never the entry or its API)
+    private: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

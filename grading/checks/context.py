@@ -14,6 +14,7 @@ from typing import Any
 
 from grading.bundles.manifest import Manifest
 from grading.checks.base import GradedRun
+from grading.checks.fingerprint import Content, SeedCopy, UnreadableSubmission, content_of
 from grading.checks.patterns import all_patterns
 from grading.checks.scan import ScanResult, scan_files, walk_files
 from grading.checks.scan.unwrap import DEFAULT_LIMITS, Limits
@@ -107,6 +108,26 @@ class RunFiles:
         return any(path.stat().st_size > 0 for path in self.log_files() if path != run_log)
 
 
+def _copy_of(
+    seed: int, digest: str, content: Content | None, kept: list[tuple[RunFiles, str, Content | None]]
+) -> tuple[SeedCopy, str] | None:
+    """The earlier distinct file this one copies, and the key it is counted by; None: a distinct run."""
+    for run, other_digest, _ in kept:
+        if digest == other_digest:
+            return SeedCopy(seed=seed, of=run.seed, how="identical"), other_digest
+    if content is None:
+        return None
+    for run, other_digest, other in kept:
+        if other is None:
+            continue
+        if other.fingerprint == content.fingerprint:
+            return SeedCopy(seed=seed, of=run.seed, how="normalised"), other_digest
+        if content.near_duplicate_of(other):
+            equal, rows = content.equal_rows(other), max(len(content.rows), len(other.rows))
+            return SeedCopy(seed=seed, of=run.seed, how="near", rows_equal=equal, rows=rows), other_digest
+    return None
+
+
 @dataclass(frozen=True, kw_only=True)
 class CompetitionFacts:
     slug: str
@@ -130,12 +151,15 @@ class KnownIssue:
 
 @dataclass(frozen=True, kw_only=True)
 class OtherEntry:
-    """Another team's entry, as its checking step indexed it: file hashes and normalised code per run."""
+    """Another team's earlier entry, as far as the index (duplicate_submissions.entry_index, stored by its
+    checking step) holds what it shares with this one: the checking step looks our hashes up and builds one
+    OtherEntry per entry that holds any of them; a test or a benchmark may pass the whole index."""
 
     submission_id: int
     team: str
-    submission_hashes: Mapping[str, str]  # sha256 -> "competition/seed-N"
-    code: Mapping[str, str]  # "competition/seed-N" -> normalised code
+    submissions: Mapping[str, str]  # normalised fingerprint (sha256 of an unparseable file) -> "competition/seed-N"
+    code: Mapping[str, frozenset[int]] = field(default_factory=dict)  # competition -> winnowed code fingerprints
+    logs: Mapping[str, str] = field(default_factory=dict)  # normalised log hash -> "competition/seed-N"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -163,8 +187,64 @@ class CheckContext:
     @property
     def graded(self) -> list[GradedRun]:
         """The runs as the score and seed checks see them, each with its submission's SHA-256."""
+        keys = self.copy_keys()
+        return [run.graded_with(submission_sha256=keys.get(run.key, "")) for run in self.runs]
+
+    def copy_keys(self) -> dict[str, str]:
+        """run key -> what copies across seeds are counted by: the SHA-256 of the earliest seed's file whose
+        copy it is (byte-identical, identical once normalised, or a near-duplicate), else its own."""
+        self._seed_copies()
+        return self.cache["copy_keys"]
+
+    def seed_copies(self) -> dict[str, SeedCopy]:
+        """run key -> how its submission copies an earlier seed's of the same competition (copies only)."""
+        self._seed_copies()
+        return self.cache["seed_copies"]
+
+    def content_fingerprints(self) -> dict[str, str]:
+        """run key -> the normalised content's fingerprint of its submission (files that parse as CSV and
+        predict more than one value: a constant file, a sample submission, is no one's own work)."""
+        self._seed_copies()
+        return self.cache["content_fingerprints"]
+
+    def parsed_submissions(self) -> set[str]:
+        """run keys whose submission parses as CSV (constant ones too)."""
+        self._seed_copies()
+        return self.cache["parsed_submissions"]
+
+    def _seed_copies(self) -> None:
+        if "seed_copies" in self.cache:
+            return
         hashes = self.submission_hashes()
-        return [run.graded_with(submission_sha256=hashes.get(run.key, "")) for run in self.runs]
+        keys: dict[str, str] = {}
+        copies: dict[str, SeedCopy] = {}
+        prints: dict[str, str] = {}
+        parsed: set[str] = set()
+        by_competition: dict[str, list[RunFiles]] = {}
+        for run in sorted(self.runs, key=lambda r: (r.competition_id, r.seed)):
+            if run.key in hashes and run.submission is not None:
+                by_competition.setdefault(run.competition_id, []).append(run)
+        for competition, runs in by_competition.items():
+            facts = self.competitions.get(competition)
+            id_column = facts.id_column if facts else ""
+            kept: list[tuple[RunFiles, str, Content | None]] = []  # one per distinct file, lowest seed first
+            for run in runs:
+                digest = hashes[run.key]
+                try:
+                    content: Content | None = content_of(run.submission, id_column=id_column)  # type: ignore[arg-type]
+                except (UnreadableSubmission, OSError):
+                    content = None
+                if content is not None:
+                    parsed.add(run.key)
+                    if not content.constant:
+                        prints[run.key] = content.fingerprint
+                found = _copy_of(run.seed, digest, content, kept)
+                if found is None:
+                    kept.append((run, digest, content))
+                    keys[run.key] = digest
+                else:
+                    copies[run.key], keys[run.key] = found
+        self.cache.update(seed_copies=copies, copy_keys=keys, content_fingerprints=prints, parsed_submissions=parsed)
 
     def submission_hashes(self) -> dict[str, str]:
         """run key ("competition/seed-N") -> SHA-256 of its submission file, computed once per context."""

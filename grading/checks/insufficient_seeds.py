@@ -1,7 +1,9 @@
 """insufficient_seeds: fewer than MIN_SEEDS complete seeds for a tier.
 
-Seeds are distinct runs (SPEC §4): a run whose submission.csv is byte-identical to that of an earlier seed
-of the same competition is a copy and counts once, here, in padded_seeds and in the aggregation's SEM. A
+Seeds are distinct runs (SPEC §4): a run whose submission.csv is a copy of an earlier seed's of the same
+competition (byte-identical, identical once normalised, or a near-duplicate: grading/checks/fingerprint.py)
+counts once, here, in padded_seeds and in the aggregation's SEM (the runs carry the copy key as their
+``submission_sha256``: CheckContext.graded). A
 tier's *complete seeds* are then the fewest distinct runs any of its competitions has (a run that made no
 submission is a run all the same; only identical files are copies).
 """
@@ -15,7 +17,7 @@ from grading.engine.aggregation import without_copies
 
 
 def distinct_runs(runs: list[GradedRun]) -> tuple[list[GradedRun], list[GradedRun]]:
-    """(counted, copies): of runs of one competition with byte-identical submissions, the lowest seed is
+    """(counted, copies): of runs of one competition with one submission (the same copy key), the lowest seed is
     counted and the others are copies (the aggregation's own rule)."""
     return without_copies(runs)
 
@@ -58,8 +60,8 @@ def insufficient_seeds(*, runs: list[GradedRun], split_members: dict[str, list[s
             if copies:
                 evidence["copied_seeds"] = copies
                 message += (
-                    f" {sum(map(len, copies.values()))} run(s) submitted a file byte-identical to an earlier "
-                    "seed's and count once."
+                    f" {sum(map(len, copies.values()))} run(s) submitted a copy of an earlier seed's file "
+                    "(the same once normalised) and count once."
                 )
             flags.append(
                 FlagData(

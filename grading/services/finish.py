@@ -1,5 +1,6 @@
 """The checking step: aggregates per tier, flags, comparability, the final status, the team's email."""
 
+import dataclasses
 import hashlib
 import json
 import logging
@@ -22,13 +23,13 @@ from grading.checks.context import (
     CheckSettings,
     CompetitionFacts,
     KnownIssue,
-    OtherEntry,
     RunFiles,
 )
 from grading.engine.aggregation import AGGREGATION_VERSION, aggregate, format_mean_sem
 from grading.engine.tiers import tiers_of_split
-from grading.models import CheckIndex, Flag, ReviewEvent, Run, Submission, TierAggregate
+from grading.models import Flag, ReviewEvent, Run, Submission, TierAggregate
 from grading.selectors import run_outcome, tier_members
+from grading.services.prints import earlier_entries, prints_store
 from grading.services.publication import submission_publish_if_ready
 from grading.services.submissions import submission_bundle_root
 from portal.accounts.services import team_mail
@@ -46,11 +47,11 @@ def submission_finish(*, submission_id: int) -> None:
     runs = list(Run.objects.filter(submission=submission).select_related("competition"))
     members = tier_members(benchmark_id=submission.benchmark_id, tiers=tiers_of_split(submission.split))
     context = check_context(submission=submission, runs=runs, members=members)
-    _hashes_store(runs=runs, hashes=context.submission_hashes())
+    _hashes_store(runs=runs, hashes=context.submission_hashes(), copy_keys=context.copy_keys())
     # A run we failed to grade counts for nothing (neither the team's failure nor a result) until it is re-graded.
     outcomes = [run_outcome(run, claimed=submission.report_only) for run in runs if not run.grading_error]
     flags = checks.run_checks(context)
-    _index_write(submission=submission, context=context)
+    prints_store(submission=submission, index=duplicate_submissions.entry_index(context))
 
     with transaction.atomic():
         for tier, split in members.items():
@@ -71,15 +72,17 @@ def submission_finish(*, submission_id: int) -> None:
             transaction.on_commit(lambda: submission_notify(submission_id=submission_id))
 
 
-def _hashes_store(*, runs: list[Run], hashes: dict[str, str]) -> None:
-    """Each run's submission SHA-256, so the aggregation (here and on the board) counts copies once."""
+def _hashes_store(*, runs: list[Run], hashes: dict[str, str], copy_keys: dict[str, str]) -> None:
+    """Each run's submission SHA-256 and copy key, so the aggregation (here and on the board) counts a copy
+    of an earlier seed's file (byte-identical or once normalised) once."""
     changed = []
     for run in runs:
-        digest = hashes.get(f"{run.competition.slug}/seed-{run.seed}", "")
-        if digest != run.submission_sha256:
-            run.submission_sha256 = digest
+        key = f"{run.competition.slug}/seed-{run.seed}"
+        digest, copy_key = hashes.get(key, ""), copy_keys.get(key, "")
+        if (digest, copy_key) != (run.submission_sha256, run.copy_key):
+            run.submission_sha256, run.copy_key = digest, copy_key
             changed.append(run)
-    Run.objects.bulk_update(changed, ["submission_sha256"], batch_size=1000)
+    Run.objects.bulk_update(changed, ["submission_sha256", "copy_key"], batch_size=1000)
 
 
 def _decided_evidence(evidence: Any) -> Any:
@@ -93,8 +96,11 @@ def _decided_evidence(evidence: Any) -> Any:
 
 def flag_fingerprint(flag: checks.FlagData) -> str:
     """What a maintainer's decision was about: a re-check that changes any of it reopens the decision."""
+    said = [flag.code, flag.key, flag.severity, sorted(flag.tiers), flag.message, _decided_evidence(flag.evidence)]
+    if flag.private:  # only when there is any, so flags without it keep the fingerprints stored before it existed
+        said.append(flag.private)
     body = json.dumps(
-        [flag.code, flag.key, flag.severity, sorted(flag.tiers), flag.message, _decided_evidence(flag.evidence)],
+        said,
         sort_keys=True,
         default=str,
         ensure_ascii=True,
@@ -113,6 +119,7 @@ def flags_store(*, submission_id: int, flags: list[checks.FlagData]) -> None:
             "tiers": flag.tiers,
             "message": flag.message,
             "evidence": flag.evidence,
+            "private_evidence": flag.private,
             "fingerprint": fingerprint,
         }
         row = existing.pop((flag.code, flag.key), None)
@@ -120,8 +127,9 @@ def flags_store(*, submission_id: int, flags: list[checks.FlagData]) -> None:
             Flag.objects.create(submission_id=submission_id, code=flag.code, key=flag.key, **fields)
             continue
         if row.fingerprint == fingerprint:
-            if row.evidence != flag.evidence:  # the same evidence, with the highlight's place added
-                Flag.objects.filter(pk=row.pk).update(evidence=flag.evidence)
+            if row.evidence != flag.evidence or row.private_evidence != flag.private:
+                # the same evidence, with the highlight's place added (or maintainer-only details first stored)
+                Flag.objects.filter(pk=row.pk).update(evidence=flag.evidence, private_evidence=flag.private)
             continue
         decided = bool(row.decision or row.resolution)
         if decided and row.fingerprint:
@@ -165,7 +173,7 @@ def check_context(*, submission: Submission, runs: list[Run], members: dict[str,
             )
         )
     benchmark = submission.benchmark
-    return CheckContext(
+    context = CheckContext(
         manifest=manifest,
         runs=tuple(run_files),
         report_claims=submission.report_claims or {},
@@ -174,10 +182,13 @@ def check_context(*, submission: Submission, runs: list[Run], members: dict[str,
         tier_members=members,
         known_issues=known_issues(benchmark_id=benchmark.pk),
         board=BoardVersion(name=benchmark.name, version=benchmark.version, commit=benchmark.commit),
-        other_entries=tuple(_other_entries(submission)),
         settings=check_settings(),
         hosted=submission.origin == Submission.Origin.HOSTED,
     )
+    # Other teams' earlier entries that share a hash with this one (the index's lookups; the hashes are kept
+    # in the context's cache, so the checks do not compute them again).
+    others = earlier_entries(submission=submission, index=duplicate_submissions.entry_index(context))
+    return dataclasses.replace(context, other_entries=tuple(others), cache=context.cache)
 
 
 def check_settings() -> CheckSettings:
@@ -228,35 +239,6 @@ def _layout_root(root: Path) -> Path | None:
         if len(inner) == 1:
             return inner[0]
     return None
-
-
-# Other teams' entries are compared through a small index their checking step stored (submission hashes,
-# normalised code); entries checked before it existed are not compared.
-
-
-def _index_write(*, submission: Submission, context: CheckContext) -> None:
-    CheckIndex.objects.update_or_create(
-        submission=submission, defaults={"data": duplicate_submissions.entry_index(context)}
-    )
-
-
-def _other_entries(submission: Submission) -> list[OtherEntry]:
-    others = (
-        CheckIndex.objects.filter(submission__benchmark_id=submission.benchmark_id)
-        .exclude(submission__team_id=submission.team_id)
-        .exclude(submission__status__in=Submission.NOT_COUNTED)
-        .select_related("submission__team")
-        .order_by("submission_id")
-    )
-    return [
-        OtherEntry(
-            submission_id=index.submission_id,
-            team=index.submission.team.name,
-            submission_hashes=index.data.get("submission_hashes") or {},
-            code=index.data.get("code") or {},
-        )
-        for index in others.iterator()
-    ]
 
 
 def submission_notify(*, submission_id: int) -> None:

@@ -110,7 +110,7 @@ def entry_rates(entry: Entry, *, excluding_leaky: bool = False) -> list[dict]:
                 "label": TIER_LABELS[tier],
                 "uses": figures["uses"],
                 "seeds": agg["seeds"],
-                "copies": agg.get("copies", 0),  # runs left out: byte-identical to an earlier seed's file
+                "copies": agg.get("copies", 0),  # runs left out: copies of an earlier seed's file
                 "seeds_with_copies": agg.get("seeds_with_copies", agg["seeds"]),
                 "other": figures["padded" if figures["uses"] == "complete" else "complete"],
                 **{

@@ -131,9 +131,24 @@ def test_cross_team_identical_files_are_found_through_the_other_entrys_index(reg
     shutil.rmtree(submission_folder(first))
     second = checking_submission(alice.teams.get())
     submission_finish(submission_id=second.pk)
-    flag = Flag.objects.get(submission=second, code="duplicate_submissions", key=f"team/{first.pk}")
+    flag = Flag.objects.get(submission=second, code="duplicate_submissions", key="other_team")
     assert flag.severity == "blocking" and flag.evidence["total"] == 6
+    assert flag.private_evidence["other_entries"] == [{"submission": first.pk, "team": "Bob Works"}]
     assert Submission.objects.get(pk=second.pk).status == S.IN_REVIEW
+
+
+def test_an_earlier_entry_is_not_held_by_a_later_copy_of_it_nor_by_the_same_team(registry, alice, bob):
+    first = checking_submission(bob.teams.get())
+    second = checking_submission(alice.teams.get())
+    submission_finish(submission_id=second.pk)
+    submission_finish(submission_id=first.pk)  # checked after its copy: the copy is not earlier
+    again = checking_submission(alice.teams.get())
+    submission_finish(submission_id=again.pk)
+    # Bob's entry was uploaded first: alice's copy of it is no earlier entry (and bob's was not indexed yet when
+    # alice's was checked); alice's later entry is held by bob's, never by her own.
+    assert not Flag.objects.filter(submission__in=[first, second], key="other_team").exists()
+    flag = Flag.objects.get(submission=again, key="other_team")
+    assert flag.private_evidence["other_entries"] == [{"submission": first.pk, "team": "Bob Works"}]
 
 
 def test_known_issues_load_from_the_shipped_data_without_overwriting_maintainers(registry):

@@ -81,3 +81,61 @@ def test_an_honest_entry_is_published_comparable(name, upload, tmp_path):
     assert blocking == []
     assert submission.status == Submission.Status.PUBLISHED, (submission.status, submission.status_reason)
     assert submission.comparable
+
+
+def test_a_match_with_another_team_names_them_to_maintainers_only(upload, tmp_path, client, alice, bob, maintainer):
+    """The public texts of the flag (the team's own pages and API, and the entry once published) say that a file
+    matches an earlier submission; which one, and whose, only the review page and the review API say."""
+    from django.urls import reverse
+
+    from grading.services.review import flag_decide
+    from leaderboard.services import board_refresh
+
+    submission = upload(CASES["reupload/newline"], tmp_path / "case")
+    original = Submission.objects.get(team=bob.teams.get())
+    flag = Flag.objects.get(submission=submission, code="duplicate_submissions", key="other_team")
+    assert flag.severity == "blocking" and "match an earlier submission of another team" in flag.message
+    assert flag.private_evidence["other_entries"] == [{"submission": original.pk, "team": "Bob Works"}]
+    secrets = ("Bob Works", f"submission {original.pk}", "other_submission", "other_entries")
+
+    def shown(path: str, *, with_message: bool = True) -> str:
+        response = client.get(path)
+        text = response.content.decode()
+        assert response.status_code == 200 and (not with_message or "match an earlier submission" in text), path
+        return text
+
+    client.force_login(alice)
+    public = [shown(reverse("submission_detail", args=[submission.pk])), shown(f"/api/v1/submissions/{submission.pk}/")]
+    client.force_login(maintainer)
+    review = shown(reverse("review_submission", args=[submission.pk]))
+    review_api = shown("/api/v1/review/flags/")
+    for text in (review, review_api):
+        assert "Bob Works" in text and "other_submission" in text
+
+    for blocking in Flag.objects.filter(submission=submission, severity="blocking"):
+        flag_decide(flag_id=blocking.pk, decision="accept", reason="checked by hand", actor=maintainer)
+    board_refresh(submission_ids=[submission.pk])
+    submission.refresh_from_db()
+    assert submission.status == Submission.Status.PUBLISHED
+    client.logout()
+    entry = submission.board_entry
+    public += [
+        shown(reverse("leaderboard_entry", args=[entry.pk])),
+        shown(f"/api/v1/entries/{entry.pk}/", with_message=False),
+    ]
+    for text in public:
+        for secret in secrets:
+            assert secret not in text, secret
+
+
+def test_the_entry_page_says_which_seeds_were_merged_and_why(upload, tmp_path, client):
+    from django.urls import reverse
+
+    from leaderboard.services import board_refresh
+
+    submission = upload(CASES["cosmetic_seeds/rows_reordered"], tmp_path / "case")
+    assert submission.status == Submission.Status.PUBLISHED and not submission.comparable
+    board_refresh(submission_ids=[submission.pk])
+    page = client.get(reverse("leaderboard_entry", args=[submission.board_entry.pk])).content.decode()
+    assert "seeds 0, 1, 2 submitted one file up to cosmetic edits" in page
+    assert "seed 1 is identical once parsed and normalised" in page and "count as one seed" in page

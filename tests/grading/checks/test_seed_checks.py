@@ -198,7 +198,7 @@ def test_three_byte_identical_seeds_are_one_seed(tmp_path):
     assert few.evidence["complete_seeds"] == 1
     assert few.evidence["copied_seeds"] == {PIZZA: [1, 2], SPOOKY: [1, 2]}
     assert few.evidence["seeds_per_competition"] == {PIZZA: [0], SPOOKY: [0]}
-    assert "4 run(s) submitted a file byte-identical to an earlier seed's and count once" in few.message
+    assert "4 run(s) submitted a copy of an earlier seed's file (the same once normalised)" in few.message
     padded = flags_of(padded_seeds.check(context), "padded_seeds")["low"]
     assert padded.evidence["runs_per_competition"] == {PIZZA: 1, SPOOKY: 1}
     assert padded.evidence["copied_seeds"] == {PIZZA: [1, 2], SPOOKY: [1, 2]}
