@@ -397,7 +397,9 @@ if WORKER_LOST_SECONDS <= WORKER_HEARTBEAT_SECONDS:
     )
 SUBMISSION_DEADLINE_MINUTES = env_int("SUBMISSION_DEADLINE_MINUTES", 360, minimum=1)
 # Fairness checks (grading/checks/): how much of the logs and code is read, shown and how strict the checks are.
-CHECK_SCAN_MAX_BYTES = env_int("CHECK_SCAN_MAX_BYTES", 8 * 1024**3, minimum=1024)
+# Every file of any bundle the intake accepts is read (twice its size leaves room for compressed logs): a scan
+# cut short holds the entry (unscanned_evidence), so a budget below the bundle's size would hold honest big ones.
+CHECK_SCAN_MAX_BYTES = env_int("CHECK_SCAN_MAX_BYTES", 2 * BUNDLE_MAX_UNPACKED_BYTES, minimum=1024)
 CHECK_SCAN_MAX_HITS = env_int("CHECK_SCAN_MAX_HITS", 5, minimum=1)
 CHECK_SCAN_CONTEXT_LINES = env_int("CHECK_SCAN_CONTEXT_LINES", 2, minimum=0)
 CHECK_SCAN_MAX_LINE_BYTES = env_int("CHECK_SCAN_MAX_LINE_BYTES", 65536, minimum=256)

@@ -30,7 +30,7 @@ class CheckSettings:
     scan_max_hits: int = 5  # hits shown per pattern; the total is always counted
     scan_context_lines: int = 2
     scan_max_line_bytes: int = 65536
-    scan_max_bytes: int = 8 * 1024**3  # read per submission, logs and code together
+    scan_max_bytes: int = 32 * 1024**3  # read per submission, every file of its runs (decoded)
     implausible_margin: float = 1.0  # beyond gold by this many (gold - median) spreads
     perfect_tolerance: float = 1e-4
     code_similarity: float = 0.9  # difflib ratio from which two teams' code for a competition is near-identical
