@@ -292,3 +292,28 @@ class IndexedPrint(models.Model):
             models.Index(fields=["digest", "-submission"], name="indexedprint_lookup"),
             models.Index(fields=["submission"], name="indexedprint_submission"),
         ]
+
+
+class Registration(models.Model):
+    """A run group a team registers before running it (SPEC section 9): which agent, which competitions, how many
+    seeds. A bundle names it in its manifest and every run's log holds its nonce; every registered (competition,
+    seed) counts, a missing one as a failure. Public once an entry uses it or its deadline has passed."""
+
+    team = models.ForeignKey("accounts.Team", on_delete=models.PROTECT, related_name="registrations")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    agent_name = models.CharField(max_length=200)
+    agent_version = models.CharField(max_length=200)
+    split = models.CharField(max_length=20, blank=True, help_text="The split registered; blank: competitions list it")
+    competitions = models.JSONField(default=list, help_text="The competition ids registered, in order")
+    seeds = models.PositiveIntegerField()
+    image = models.CharField(max_length=71, blank=True, help_text="The agent image's digest, sha256:<64 hex>")
+    nonce = models.CharField(max_length=64, unique=True, help_text="Written into each run's log before its submission")
+    deadline = models.DateTimeField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["team", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"registration {self.pk} ({self.agent_name} {self.agent_version}, {self.seeds} seeds)"

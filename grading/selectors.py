@@ -22,7 +22,7 @@ from grading.engine.report import CompetitionReport, build_run_group_report
 from grading.engine.report_parser import parse_competition_report
 from grading.engine.safe_json import restored_report
 from grading.engine.tiers import TIER_SPLITS
-from grading.models import Decision, Flag, ReviewEvent, Run, Submission, TierAggregate
+from grading.models import Decision, Flag, Registration, ReviewEvent, Run, Submission, TierAggregate
 from portal.accounts.models import Membership, Team
 from portal.accounts.selectors import is_maintainer
 from portal.ids import parse_id
@@ -344,3 +344,8 @@ def public_decisions(*, page: int = 1) -> DecisionsPage:
         else []
     )
     return DecisionsPage(decisions=decisions, page=page, pages=pages, count=count)
+
+
+def registrations_of_team(*, team: Team) -> QuerySet[Registration]:
+    """The team's registrations, newest first; their nonces are the team's to see."""
+    return Registration.objects.filter(team=team).select_related("team")

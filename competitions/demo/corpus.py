@@ -468,7 +468,8 @@ def hidden_feedback(how: str) -> Callable[[Path, Path, tuple[str, ...]], list[Up
     return build
 
 
-SCAN_BUDGET = 256 * 1024  # the scan budget the budget case runs under (the portal reads twice what a bundle may unpack to)
+# The scan budget the budget case runs under (the portal reads twice what a bundle may unpack to).
+SCAN_BUDGET = 256 * 1024
 
 
 def exhausted_budget(packs: Path, out: Path, competitions: tuple[str, ...]) -> list[Upload]:
