@@ -75,6 +75,14 @@ class Submission(models.Model):
         related_name="replaced_by",
         help_text="The earlier submission a maintainer asked the team to upload again",
     )
+    registration = models.ForeignKey(
+        "Registration",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="submissions",
+        help_text="The team's registration its manifest names: every registered (competition, seed) counts",
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -127,6 +135,9 @@ class Run(models.Model):
     # Set when grading failed for a reason of ours (a grader's bug, answers we cannot read), after the retries:
     # the run is done without a result, counts for nothing, and holds the entry until a maintainer re-grades it.
     grading_error = models.TextField(blank=True, help_text="Why the server could not grade it; empty: no error")
+    outside_registration = models.BooleanField(
+        default=False, help_text="Its log lacks the nonce of the registration its bundle names: it does not count"
+    )
 
     claimed = models.JSONField(null=True, blank=True, help_text="The team's own report for this run")
     regraded = models.JSONField(null=True, blank=True, help_text="The server's report (MLE-bench fields + reason)")
