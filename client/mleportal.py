@@ -156,6 +156,19 @@ class Portal:
         finally:
             connection.close()
 
+    def post_json(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        data = json.dumps(body).encode("utf-8")
+        headers = {**self.headers(), "Content-Type": "application/json", "Content-Length": str(len(data))}
+        connection = self.connect()
+        try:
+            connection.request("POST", self.base_path + path, body=data, headers=headers)
+            response = connection.getresponse()
+            return read_answer(response, what=f"POST {path}")
+        except (OSError, http.client.HTTPException) as exc:
+            raise ClientError(EXIT_NETWORK, f"cannot reach {self.url(path)}: {describe(exc)}") from exc
+        finally:
+            connection.close()
+
 
 def read_answer(response: http.client.HTTPResponse, *, what: str) -> dict[str, Any]:
     """The JSON body of a 2xx answer, or a ClientError carrying the server's own error message."""
@@ -470,6 +483,36 @@ def command_status(args: argparse.Namespace) -> int:
     submission = portal.get_json(path)
     print(render(submission, page=page_url(portal, submission)))
     return FINAL.get(str(submission.get("status")), EXIT_OK)
+
+
+# --- register ------------------------------------------------------------------------------------------
+
+
+def command_register(args: argparse.Namespace) -> int:
+    """Register a run group before running it: the portal answers an id, a nonce and a deadline."""
+    if args.seeds < 1:
+        raise ClientError(EXIT_LOCAL, f"--seeds must be 1 or more, got {args.seeds}")
+    if not args.split and not args.competitions:
+        raise ClientError(EXIT_LOCAL, "say what you will run: --split low (or medium, high, split75) or --competitions")
+    body: dict[str, Any] = {"agent": {"name": args.agent, "version": args.version}, "seeds": args.seeds}
+    if args.split:
+        body["split"] = args.split
+    if args.competitions:
+        body["competitions"] = [c.strip() for c in args.competitions.split(",") if c.strip()]
+    if args.image:
+        body["image"] = args.image
+    portal = Portal(args.url, args.token, timeout=args.http_timeout)
+    answer = portal.post_json("/api/v1/registrations/", body)
+    print(f"id: {answer.get('id')}")
+    print(f"nonce: {answer.get('nonce')}")
+    print(f"deadline: {answer.get('deadline')}")
+    print(
+        f'write the nonce into each run\'s log before it writes its submission, and put "registration": '
+        f"{answer.get('id')} in the bundle's manifest.json; all {args.seeds} seeds of every registered competition "
+        "count, a missing one as a failure",
+        file=sys.stderr,
+    )
+    return EXIT_OK
 
 
 # --- make-bundle ---------------------------------------------------------------------------------------
@@ -2051,6 +2094,18 @@ def parser() -> argparse.ArgumentParser:
     connection_options(status)
     status.add_argument("--wait", action="store_true")
     status.set_defaults(run=command_status)
+
+    register = commands.add_parser(
+        "register", help="register a run group before running it: prints its id, nonce and deadline"
+    )
+    register.add_argument("--agent", required=True, help="the agent's name, as on the leaderboard")
+    register.add_argument("--version", required=True, help="the agent's version")
+    register.add_argument("--split", help="the split you will run: low, medium, high or split75")
+    register.add_argument("--competitions", metavar="ID,ID", help="the competition ids, comma-separated, not a split")
+    register.add_argument("--seeds", type=int, required=True, help="runs per competition; all of them will count")
+    register.add_argument("--image", metavar="sha256:DIGEST", help="the agent image's digest (optional)")
+    connection_options(register)
+    register.set_defaults(run=command_register)
 
     make = commands.add_parser("make-bundle", help="make a bundle-v1 .tar.gz from MLE-bench run groups")
     make.add_argument("runs_dir", metavar="RUNS_DIR", help="runs/<run_group>, or a folder of run groups")
