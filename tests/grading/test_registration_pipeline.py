@@ -11,6 +11,8 @@ from grading.services import finish, pipeline
 from grading.services.intake import submission_create
 from grading.services.registrations import registration_create
 from grading.services.submissions import SubmissionRefused
+from leaderboard import services
+from leaderboard.models import Entry
 
 
 @pytest.fixture
@@ -49,7 +51,7 @@ def _bundle(tmp_path, lite_packs, *, registration: Registration, nonce: str, see
     return write_run_bundle(run_group=group, out_path=tmp_path / "bundle.tar.gz", manifest=manifest)
 
 
-def test_ten_registered_three_reported_scores_over_ten_seeds(upload, alice, lite_packs, tmp_path):
+def test_ten_registered_three_reported_scores_over_ten_seeds(upload, alice, lite_packs, tmp_path, client):
     registration = _register(alice, 10)
     submission = upload(_bundle(tmp_path, lite_packs, registration=registration, nonce=registration.nonce))
     assert submission.registration_id == registration.pk
@@ -63,6 +65,13 @@ def test_ten_registered_three_reported_scores_over_ten_seeds(upload, alice, lite
     # The three reported seeds' figures, diluted by the seven failures.
     unregistered = _three_seed_any_medal(upload, lite_packs, tmp_path / "plain")
     assert low["complete"]["any_medal"]["mean"] == pytest.approx(unregistered * 3 / 10)
+    # The entry page says it, and the board counts ten seeds.
+    assert submission.status == Submission.Status.PUBLISHED, submission.status_reason
+    services.board_refresh(submission_ids=[submission.pk])
+    entry = Entry.objects.get(submission=submission)
+    page = client.get(f"/leaderboard/entries/{entry.pk}/").content.decode()
+    assert "10 seeds registered, 3 reported" in page
+    assert f"The {7 * len(split_ids('low'))} registered run(s) not reported count as failures" in page
 
 
 def _three_seed_any_medal(upload, lite_packs, tmp_path) -> float:
