@@ -691,6 +691,8 @@ def build_manifest(args: argparse.Namespace, contents: BundleContents) -> dict[s
         manifest["disclosures"] = disclosures
     if args.notes:
         manifest["notes"] = args.notes
+    if args.registration is not None:
+        manifest["registration"] = args.registration
     return manifest
 
 
@@ -2138,6 +2140,9 @@ def parser() -> argparse.ArgumentParser:
         help="e.g. test_set_feedback=false, human_assistance=false, other_models=gpt-4o,claude",
     )
     make.add_argument("--notes")
+    make.add_argument(
+        "--registration", type=int, metavar="ID", help="the id `mleportal register` gave this run group, if any"
+    )
     make.set_defaults(run=command_make_bundle)
 
     check = commands.add_parser(
