@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import base64
 import concurrent.futures
+import dataclasses
 import hashlib
 import http.client
 import importlib
@@ -1006,7 +1007,23 @@ def _outcomes(archive: zipfile.ZipFile, manifest: dict[str, Any], aggregates: di
         for report in _json_member(archive, item["path"])["competition_reports"]:
             sha = hashes.get((report["competition_id"], seed), "")
             outcomes.append(engine.outcome_from_report(report, seed=seed, submission_sha256=sha))
-    return outcomes
+    registration = aggregates.get("registration")
+    return _as_registered(outcomes, registration, engine) if isinstance(registration, dict) else outcomes
+
+
+def _as_registered(outcomes: list, registration: dict[str, Any], engine: Any) -> list:
+    """As the portal counts a registered entry (its grading/checks/registration.py): each registered
+    competition's runs renumbered 0, 1, ... in seed order, then a failure for each registered seed not reported."""
+    registered = [str(cid) for cid in registration.get("competitions") or []]
+    seeds = int(registration.get("seeds") or 0)
+    wanted = set(registered)
+    result = [o for o in outcomes if o.competition_id not in wanted]
+    for cid in registered:
+        runs = sorted((o for o in outcomes if o.competition_id == cid), key=lambda o: o.seed)
+        result += [dataclasses.replace(run, seed=slot) for slot, run in enumerate(runs)]
+        for slot in range(len(runs), seeds):
+            result.append(engine.outcome_from_report({}, seed=slot, submission_sha256="", competition_id=cid))
+    return result
 
 
 def _tab_name(tier: str, variant: str) -> str:

@@ -13,6 +13,7 @@ from grading.services.registrations import registration_create
 from grading.services.submissions import SubmissionRefused
 from leaderboard import services
 from leaderboard.models import Entry
+from tests.client import test_verify as client
 
 
 @pytest.fixture
@@ -115,3 +116,22 @@ def test_the_manifest_key_must_be_a_whole_number(upload, lite_packs, tmp_path):
     with pytest.raises(SubmissionRefused) as refused:
         upload(path)
     assert "'registration' must be a whole number" in refused.value.message
+
+
+@pytest.fixture
+def folder(tmp_path):
+    """The client alone in a clean folder, beside a copy of the engine (as tests/client/test_verify.py has it)."""
+    return client.clean.__wrapped__(tmp_path)
+
+
+def test_a_registered_entry_verifies_with_the_client(upload, alice, lite_packs, tmp_path, live_server, folder):
+    """mleportal verify recomputes the figures as the portal counts them: ten registered seeds, three reported."""
+    registration = _register(alice, 10)
+    submission = upload(_bundle(tmp_path, lite_packs, registration=registration, nonce=registration.nonce))
+    services.board_refresh(submission_ids=[submission.pk])
+    entry = Entry.objects.get(submission=submission)
+    done = client.verify(folder, f"{live_server.url}/leaderboard/entries/{entry.pk}/")
+    assert done.returncode == 0, done.stdout + done.stderr
+    found = client.rows(done.stdout)
+    assert {result for result, _ in found.values()} == {"ok"}
+    assert "(10 seeds," in found["low, all competitions: figures"][1]
