@@ -14,6 +14,7 @@ from grading.services.submissions import SubmissionRefused
 from leaderboard import services
 from leaderboard.models import Entry
 from tests.client import test_verify as client
+from tests.conftest import api_client_for
 
 
 @pytest.fixture
@@ -56,6 +57,8 @@ def test_ten_registered_three_reported_scores_over_ten_seeds(upload, alice, lite
     registration = _register(alice, 10)
     submission = upload(_bundle(tmp_path, lite_packs, registration=registration, nonce=registration.nonce))
     assert submission.registration_id == registration.pk
+    api = api_client_for(alice)
+    assert api.get(f"/api/v1/submissions/{submission.pk}/").json()["registration"] == registration.pk
     low = {agg.kind: agg.data for agg in TierAggregate.objects.filter(submission=submission, tier="low")}
     assert low["complete"]["seeds"] == 10 and low["padded"]["seeds"] == 10
     flag = Flag.objects.get(submission=submission, code="registration", key="unreported_seeds")
