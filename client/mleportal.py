@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import base64
 import concurrent.futures
+import dataclasses
 import hashlib
 import http.client
 import importlib
@@ -151,6 +152,19 @@ class Portal:
             connection.request("GET", self.base_path + path, headers=self.headers())
             response = connection.getresponse()
             return read_answer(response, what=f"GET {path}")
+        except (OSError, http.client.HTTPException) as exc:
+            raise ClientError(EXIT_NETWORK, f"cannot reach {self.url(path)}: {describe(exc)}") from exc
+        finally:
+            connection.close()
+
+    def post_json(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        data = json.dumps(body).encode("utf-8")
+        headers = {**self.headers(), "Content-Type": "application/json", "Content-Length": str(len(data))}
+        connection = self.connect()
+        try:
+            connection.request("POST", self.base_path + path, body=data, headers=headers)
+            response = connection.getresponse()
+            return read_answer(response, what=f"POST {path}")
         except (OSError, http.client.HTTPException) as exc:
             raise ClientError(EXIT_NETWORK, f"cannot reach {self.url(path)}: {describe(exc)}") from exc
         finally:
@@ -472,6 +486,36 @@ def command_status(args: argparse.Namespace) -> int:
     return FINAL.get(str(submission.get("status")), EXIT_OK)
 
 
+# --- register ------------------------------------------------------------------------------------------
+
+
+def command_register(args: argparse.Namespace) -> int:
+    """Register a run group before running it: the portal answers an id, a nonce and a deadline."""
+    if args.seeds < 1:
+        raise ClientError(EXIT_LOCAL, f"--seeds must be 1 or more, got {args.seeds}")
+    if not args.split and not args.competitions:
+        raise ClientError(EXIT_LOCAL, "say what you will run: --split low (or medium, high, split75) or --competitions")
+    body: dict[str, Any] = {"agent": {"name": args.agent, "version": args.version}, "seeds": args.seeds}
+    if args.split:
+        body["split"] = args.split
+    if args.competitions:
+        body["competitions"] = [c.strip() for c in args.competitions.split(",") if c.strip()]
+    if args.image:
+        body["image"] = args.image
+    portal = Portal(args.url, args.token, timeout=args.http_timeout)
+    answer = portal.post_json("/api/v1/registrations/", body)
+    print(f"id: {answer.get('id')}")
+    print(f"nonce: {answer.get('nonce')}")
+    print(f"deadline: {answer.get('deadline')}")
+    print(
+        f'write the nonce into each run\'s log before it writes its submission, and put "registration": '
+        f"{answer.get('id')} in the bundle's manifest.json; all {args.seeds} seeds of every registered competition "
+        "count, a missing one as a failure",
+        file=sys.stderr,
+    )
+    return EXIT_OK
+
+
 # --- make-bundle ---------------------------------------------------------------------------------------
 
 RUN_PARTS = ("submission", "run.log", "logs", "code")
@@ -648,6 +692,8 @@ def build_manifest(args: argparse.Namespace, contents: BundleContents) -> dict[s
         manifest["disclosures"] = disclosures
     if args.notes:
         manifest["notes"] = args.notes
+    if args.registration is not None:
+        manifest["registration"] = args.registration
     return manifest
 
 
@@ -961,7 +1007,23 @@ def _outcomes(archive: zipfile.ZipFile, manifest: dict[str, Any], aggregates: di
         for report in _json_member(archive, item["path"])["competition_reports"]:
             sha = hashes.get((report["competition_id"], seed), "")
             outcomes.append(engine.outcome_from_report(report, seed=seed, submission_sha256=sha))
-    return outcomes
+    registration = aggregates.get("registration")
+    return _as_registered(outcomes, registration, engine) if isinstance(registration, dict) else outcomes
+
+
+def _as_registered(outcomes: list, registration: dict[str, Any], engine: Any) -> list:
+    """As the portal counts a registered entry (its grading/checks/registration.py): each registered
+    competition's runs renumbered 0, 1, ... in seed order, then a failure for each registered seed not reported."""
+    registered = [str(cid) for cid in registration.get("competitions") or []]
+    seeds = int(registration.get("seeds") or 0)
+    wanted = set(registered)
+    result = [o for o in outcomes if o.competition_id not in wanted]
+    for cid in registered:
+        runs = sorted((o for o in outcomes if o.competition_id == cid), key=lambda o: o.seed)
+        result += [dataclasses.replace(run, seed=slot) for slot, run in enumerate(runs)]
+        for slot in range(len(runs), seeds):
+            result.append(engine.outcome_from_report({}, seed=slot, submission_sha256="", competition_id=cid))
+    return result
 
 
 def _tab_name(tier: str, variant: str) -> str:
@@ -2052,6 +2114,18 @@ def parser() -> argparse.ArgumentParser:
     status.add_argument("--wait", action="store_true")
     status.set_defaults(run=command_status)
 
+    register = commands.add_parser(
+        "register", help="register a run group before running it: prints its id, nonce and deadline"
+    )
+    register.add_argument("--agent", required=True, help="the agent's name, as on the leaderboard")
+    register.add_argument("--version", required=True, help="the agent's version")
+    register.add_argument("--split", help="the split you will run: low, medium, high or split75")
+    register.add_argument("--competitions", metavar="ID,ID", help="the competition ids, comma-separated, not a split")
+    register.add_argument("--seeds", type=int, required=True, help="runs per competition; all of them will count")
+    register.add_argument("--image", metavar="sha256:DIGEST", help="the agent image's digest (optional)")
+    connection_options(register)
+    register.set_defaults(run=command_register)
+
     make = commands.add_parser("make-bundle", help="make a bundle-v1 .tar.gz from MLE-bench run groups")
     make.add_argument("runs_dir", metavar="RUNS_DIR", help="runs/<run_group>, or a folder of run groups")
     make.add_argument("--out", required=True, metavar="BUNDLE.tar.gz")
@@ -2083,6 +2157,9 @@ def parser() -> argparse.ArgumentParser:
         help="e.g. test_set_feedback=false, human_assistance=false, other_models=gpt-4o,claude",
     )
     make.add_argument("--notes")
+    make.add_argument(
+        "--registration", type=int, metavar="ID", help="the id `mleportal register` gave this run group, if any"
+    )
     make.set_defaults(run=command_make_bundle)
 
     check = commands.add_parser(

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from grading import apis, review_apis
+from grading import apis, registration_apis, review_apis
 
 urlpatterns = [
     path("submissions/", apis.SubmissionListCreateApi.as_view(), name="api_submissions"),
@@ -18,6 +18,12 @@ urlpatterns = [
         "submissions/<int:submission_id>/regrade/",
         review_apis.SubmissionRegradeApi.as_view(),
         name="api_submission_regrade",
+    ),
+    path("registrations/", registration_apis.RegistrationListCreateApi.as_view(), name="api_registrations"),
+    path(
+        "registrations/<int:registration_id>/",
+        registration_apis.RegistrationDetailApi.as_view(),
+        name="api_registration",
     ),
     path("decisions/", review_apis.DecisionListApi.as_view(), name="api_decisions"),
     path("engine/", apis.EngineApi.as_view(), name="api_engine"),

@@ -72,6 +72,9 @@ class SubmissionSerializer(serializers.Serializer):
     review_decision = serializers.CharField()
     review_reason = serializers.CharField()
     replaces = serializers.IntegerField(source="replaces_id", allow_null=True)
+    registration = serializers.IntegerField(
+        source="registration_id", allow_null=True, help_text="The registration its manifest names; null: none"
+    )
     review_trail = serializers.SerializerMethodField()
     seed_rule = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField(help_text="this resource in the API")

@@ -75,6 +75,14 @@ class Submission(models.Model):
         related_name="replaced_by",
         help_text="The earlier submission a maintainer asked the team to upload again",
     )
+    registration = models.ForeignKey(
+        "Registration",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="submissions",
+        help_text="The team's registration its manifest names: every registered (competition, seed) counts",
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -127,6 +135,9 @@ class Run(models.Model):
     # Set when grading failed for a reason of ours (a grader's bug, answers we cannot read), after the retries:
     # the run is done without a result, counts for nothing, and holds the entry until a maintainer re-grades it.
     grading_error = models.TextField(blank=True, help_text="Why the server could not grade it; empty: no error")
+    outside_registration = models.BooleanField(
+        default=False, help_text="Its log lacks the nonce of the registration its bundle names: it does not count"
+    )
 
     claimed = models.JSONField(null=True, blank=True, help_text="The team's own report for this run")
     regraded = models.JSONField(null=True, blank=True, help_text="The server's report (MLE-bench fields + reason)")
@@ -292,3 +303,28 @@ class IndexedPrint(models.Model):
             models.Index(fields=["digest", "-submission"], name="indexedprint_lookup"),
             models.Index(fields=["submission"], name="indexedprint_submission"),
         ]
+
+
+class Registration(models.Model):
+    """A run group a team registers before running it (SPEC section 9): which agent, which competitions, how many
+    seeds. A bundle names it in its manifest and every run's log holds its nonce; every registered (competition,
+    seed) counts, a missing one as a failure. Public once an entry uses it or its deadline has passed."""
+
+    team = models.ForeignKey("accounts.Team", on_delete=models.PROTECT, related_name="registrations")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    agent_name = models.CharField(max_length=200)
+    agent_version = models.CharField(max_length=200)
+    split = models.CharField(max_length=20, blank=True, help_text="The split registered; blank: competitions list it")
+    competitions = models.JSONField(default=list, help_text="The competition ids registered, in order")
+    seeds = models.PositiveIntegerField()
+    image = models.CharField(max_length=71, blank=True, help_text="The agent image's digest, sha256:<64 hex>")
+    nonce = models.CharField(max_length=64, unique=True, help_text="Written into each run's log before its submission")
+    deadline = models.DateTimeField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["team", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"registration {self.pk} ({self.agent_name} {self.agent_version}, {self.seeds} seeds)"

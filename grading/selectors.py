@@ -17,12 +17,14 @@ from django.http import Http404
 from django.utils import timezone
 
 from competitions.models import Competition
+from grading.checks.context import RegistrationFacts
+from grading.checks.registration import outcomes_as_registered
 from grading.engine.aggregation import RunOutcome, outcome_from_report
 from grading.engine.report import CompetitionReport, build_run_group_report
 from grading.engine.report_parser import parse_competition_report
 from grading.engine.safe_json import restored_report
 from grading.engine.tiers import TIER_SPLITS
-from grading.models import Decision, Flag, ReviewEvent, Run, Submission, TierAggregate
+from grading.models import Decision, Flag, Registration, ReviewEvent, Run, Submission, TierAggregate
 from portal.accounts.models import Membership, Team
 from portal.accounts.selectors import is_maintainer
 from portal.ids import parse_id
@@ -75,15 +77,32 @@ def submission_outcomes(*, submission_id: int, claimed: bool = False) -> list[Ru
     """run_outcome of every run of a submission, in one query that loads no run: only the fields of each report
     that the aggregation counts (medals_known, the one read with a default, is a boolean or absent)."""
     picked = report_fields("claimed" if claimed else "regraded", _OUTCOME_KEYS)
-    rows = Run.objects.filter(submission_id=submission_id).values_list(
+    rows = Run.objects.filter(submission_id=submission_id, outside_registration=False).values_list(
         "seed", "submission_sha256", "copy_key", "competition__slug", *picked
     )
-    return [
+    outcomes = [
         outcome_from_report(
             picked_report(_OUTCOME_KEYS, values), seed=seed, submission_sha256=copy_key or sha256, competition_id=slug
         )
         for seed, sha256, copy_key, slug, *values in rows
     ]
+    submission = Submission.objects.filter(pk=submission_id).select_related("registration").first()
+    registration = registration_facts(submission) if submission is not None else None
+    # Under a registration every registered (competition, seed) counts, a missing one as a failure (SPEC §9).
+    return outcomes if registration is None else outcomes_as_registered(outcomes, registration=registration)
+
+
+def registration_facts(submission: Submission) -> RegistrationFacts | None:
+    """The registration the submission's bundle names, as the checks and the aggregation read it."""
+    registration = submission.registration
+    if registration is None:
+        return None
+    return RegistrationFacts(
+        id=registration.pk,
+        nonce=registration.nonce,
+        competitions=tuple(registration.competitions),
+        seeds=registration.seeds,
+    )
 
 
 def submission_folder(submission: Submission) -> Path:
@@ -344,3 +363,8 @@ def public_decisions(*, page: int = 1) -> DecisionsPage:
         else []
     )
     return DecisionsPage(decisions=decisions, page=page, pages=pages, count=count)
+
+
+def registrations_of_team(*, team: Team) -> QuerySet[Registration]:
+    """The team's registrations, newest first; their nonces are the team's to see."""
+    return Registration.objects.filter(team=team).select_related("team")

@@ -47,7 +47,7 @@ from grading.engine.safe_json import restored_report
 from grading.engine.tiers import TIER_SPLITS, TIERS
 from grading.engine_wheel import WheelBuildFailed, engine_wheel
 from grading.models import Run, Submission
-from grading.selectors import private_storage_is_remote, submission_folder, tier_members
+from grading.selectors import private_storage_is_remote, registration_facts, submission_folder, tier_members
 from leaderboard import selectors
 from leaderboard.history import board_head
 from leaderboard.models import BoardRow, BoardState, Entry
@@ -313,12 +313,14 @@ def entry_evidence(*, entry_id: int, base_url: str) -> Evidence:
                 "submission_file",
                 "submission_sha256",
                 "copy_key",
+                "outside_registration",
                 "grader_version",
                 "competition__slug",
             )
             .order_by("seed", "competition__slug")
         )
-        counted = [run for run in runs if getattr(run, source)]
+        # A run outside the entry's registration (its log lacks the nonce) does not count (SPEC section 9).
+        counted = [run for run in runs if getattr(run, source) and not run.outside_registration]
         competitions = list(
             Competition.objects.filter(pk__in={run.competition_id for run in runs})
             .select_related("pack")
@@ -330,6 +332,10 @@ def entry_evidence(*, entry_id: int, base_url: str) -> Evidence:
             KnownIssue.objects.filter(benchmark_id=submission.benchmark_id, kind=KnownIssue.Kind.LEAK).values_list(
                 "competition_slug", flat=True
             )
+        )
+        facts = registration_facts(submission)
+        registration = (
+            {"id": facts.id, "competitions": list(facts.competitions), "seeds": facts.seeds} if facts else None
         )
         ranking = _ranking(entry)
         version = _board_version()
@@ -356,6 +362,9 @@ def entry_evidence(*, entry_id: int, base_url: str) -> Evidence:
             "known_leaky": leaky,
             # counted_as: the file of an earlier seed this run's copies once normalised (the aggregation counts it once)
             "runs": [_aggregated_run(run) for run in counted],
+            # Every registered (competition, seed) counts: the runs reported, renumbered 0, 1, ... per competition
+            # in seed order, then a failure for each registered seed not reported (grading/checks/registration.py).
+            **({"registration": registration} if registration else {}),
         }
     )
     documents["ranking.json"] = _json(ranking)

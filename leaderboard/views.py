@@ -181,6 +181,7 @@ def entry_detail(request: HttpRequest, entry_id: int) -> HttpResponse:
         "rates": selectors.entry_rates(entry),
         "rates_excluding_leaky": selectors.entry_rates(entry, excluding_leaky=True),
         "ranks": selectors.entry_ranks(entry),
+        "registration": selectors.entry_registration(entry),
         "matrix": selectors.entry_matrix(entry),
         "flags": list(submission.flags.all()),
         "events": review_events(submission),

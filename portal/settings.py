@@ -371,6 +371,8 @@ BUNDLE_MAX_UNPACKED_BYTES = env_int("BUNDLE_MAX_UNPACKED_BYTES", 16 * 1024**3, m
 BUNDLE_MAX_SUBMISSION_BYTES = env_int("BUNDLE_MAX_SUBMISSION_BYTES", 512 * 1024**2, minimum=1024)
 # Runs a bundle may hold: this many per competition, and the split's size times this in all.
 BUNDLE_MAX_SEEDS = env_int("BUNDLE_MAX_SEEDS", 20, minimum=1)
+# Days a registered run group stays private and open for its bundle (SPEC section 9).
+REGISTRATION_DEADLINE_DAYS = env_int("REGISTRATION_DEADLINE_DAYS", 14, minimum=1)
 # Uploads a day per team, and per user across all their teams (None: the team's number, read when checked).
 SUBMISSION_DAILY_QUOTA = env_int("SUBMISSION_DAILY_QUOTA", 10, minimum=0)
 SUBMISSION_DAILY_QUOTA_PER_USER: int | None = (

@@ -46,6 +46,7 @@ def write_run_group(
     no_submission: Iterable[RunKey] = (),
     defects: Mapping[RunKey, Iterable[Defect | str]] | None = None,
     style: str = "starter",
+    nonce: str = "",
 ) -> Path:
     """Write ``<out_dir>/<run_group>/`` for every competition x seed and return the group folder.
 
@@ -53,7 +54,8 @@ def write_run_group(
     folder); by default answers are generated with ``size`` and ``pack_seed``. ``quality`` is one value or
     one per competition. Runs in ``no_submission`` fail without a submission; ``defects`` break chosen runs.
     ``style`` picks the code and log the runs leave (``competitions.demo.solutions.STYLES``): teams written in
-    different styles do not share code.
+    different styles do not share code. ``nonce``: a registration's nonce, written as each run.log's first line
+    (before the run writes its submission), as an agent run under a registration does.
     """
     if style not in STYLES:
         raise ValueError(f"unknown code style {style!r}: use one of {', '.join(STYLES)}")
@@ -82,9 +84,8 @@ def write_run_group(
             else:
                 (run_dir / "submission").mkdir(parents=True, exist_ok=True)
             started = created_at + timedelta(minutes=7 * seed)
-            (run_dir / "run.log").write_text(
-                run_log(style=style, competition_id=cid, seed=seed, quality=q, started=started, success=success)
-            )
+            log = run_log(style=style, competition_id=cid, seed=seed, quality=q, started=started, success=success)
+            (run_dir / "run.log").write_text((f"registration nonce: {nonce}\n" if nonce else "") + log)
             (run_dir / "code").mkdir(parents=True, exist_ok=True)
             (run_dir / "code" / "solution.py").write_text(solution_code(style=style, competition_id=cid, seed=seed))
             runs[run_id] = {"success": success}

@@ -27,6 +27,7 @@ MAX_MANIFEST_BYTES: Final = 1024 * 1024  # a manifest is a few hundred bytes; th
 # but finite, so that a value stored is one a page can show and a check can compare.
 MAX_SEEDS: Final = 100
 MAX_SEED: Final = 999  # an explicit seed number (counted from 0)
+MAX_ID: Final = 2**31 - 1  # a registration id (SPEC section 9)
 MAX_RUNTIME_HOURS: Final = 1000.0
 MAX_VCPUS: Final = 100_000
 MAX_MEMORY_GB: Final = 1_000_000.0
@@ -91,6 +92,7 @@ class Manifest:
     internet_access: bool | None = None
     disclosures: Disclosures = Disclosures()
     notes: str | None = None
+    registration: int | None = None  # the id of the team's registration this run group was registered as
     schema: str = SCHEMA
     unknown_keys: tuple[str, ...] = ()  # dotted paths, e.g. "agent.framework", "hardware.gpus[0].vendor"
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False)  # the JSON object as uploaded
@@ -173,6 +175,7 @@ def parse_manifest(*, data: bytes | str | Mapping[str, Any]) -> Manifest:
             other_models=_texts(disclosures, "disclosures.other_models"),
         ),
         notes=_text(raw, "notes", longest=NOTES_TEXT),
+        registration=_integer(raw, "registration", minimum=1, maximum=MAX_ID),
         unknown_keys=tuple(_unknown_keys(raw)),
         raw=raw,
     )

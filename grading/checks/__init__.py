@@ -22,6 +22,7 @@ from grading.checks import (
     missing_submission,
     nonstandard_resources,
     padded_seeds,
+    registration,
     report_only,
     rule_violation,
     runtime_over_budget,
@@ -64,6 +65,7 @@ CHECKS: dict[str, Check] = {
     "report_only": report_only.check,
     "format_checks": format_checks.check,
     "grading_error": grading_error.check,
+    "registration": registration.check,
 }
 
 

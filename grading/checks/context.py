@@ -163,6 +163,16 @@ class OtherEntry:
 
 
 @dataclass(frozen=True, kw_only=True)
+class RegistrationFacts:
+    """The registration a bundle names (SPEC section 9): its competitions and seeds all count."""
+
+    id: int
+    nonce: str
+    competitions: tuple[str, ...]
+    seeds: int
+
+
+@dataclass(frozen=True, kw_only=True)
 class BoardVersion:
     name: str = "mle-bench"
     version: str = ""
@@ -182,6 +192,7 @@ class CheckContext:
     other_entries: tuple[OtherEntry, ...] = ()
     settings: CheckSettings = CheckSettings()
     hosted: bool = False  # run by the portal's workers (their run.log is the captured output, even when empty)
+    registration: RegistrationFacts | None = None
     cache: dict = field(default_factory=dict, compare=False, repr=False)  # what several checks compute once
 
     @property

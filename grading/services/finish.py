@@ -4,6 +4,7 @@ import dataclasses
 import hashlib
 import json
 import logging
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from competitions.models import KnownIssue as KnownIssueRow
 from grading import checks
 from grading.bundles.errors import BundleError
 from grading.bundles.manifest import parse_manifest
-from grading.checks import duplicate_submissions
+from grading.checks import duplicate_submissions, registration
 from grading.checks.context import (
     BoardVersion,
     CheckContext,
@@ -25,10 +26,11 @@ from grading.checks.context import (
     KnownIssue,
     RunFiles,
 )
+from grading.checks.registration import outcomes_as_registered
 from grading.engine.aggregation import AGGREGATION_VERSION, aggregate, format_mean_sem
 from grading.engine.tiers import tiers_of_split
 from grading.models import Flag, ReviewEvent, Run, Submission, TierAggregate
-from grading.selectors import run_outcome, tier_members
+from grading.selectors import registration_facts, run_outcome, tier_members
 from grading.services.prints import earlier_entries, prints_store
 from grading.services.publication import submission_publish_if_ready
 from grading.services.submissions import submission_bundle_root
@@ -48,8 +50,14 @@ def submission_finish(*, submission_id: int) -> None:
     members = tier_members(benchmark_id=submission.benchmark_id, tiers=tiers_of_split(submission.split))
     context = check_context(submission=submission, runs=runs, members=members)
     _hashes_store(runs=runs, hashes=context.submission_hashes(), copy_keys=context.copy_keys())
+    outside = _outside_registration_store(runs=runs, context=context)
     # A run we failed to grade counts for nothing (neither the team's failure nor a result) until it is re-graded.
-    outcomes = [run_outcome(run, claimed=submission.report_only) for run in runs if not run.grading_error]
+    outcomes = [
+        run_outcome(run, claimed=submission.report_only) for run in runs if not run.grading_error and run not in outside
+    ]
+    if context.registration is not None:
+        ungraded = Counter(run.competition.slug for run in runs if run.grading_error and run not in outside)
+        outcomes = outcomes_as_registered(outcomes, registration=context.registration, ungraded=ungraded)
     flags = checks.run_checks(context)
     prints_store(submission=submission, index=duplicate_submissions.entry_index(context))
 
@@ -70,6 +78,15 @@ def submission_finish(*, submission_id: int) -> None:
         submission_publish_if_ready(submission_id=submission_id)
         if not Submission.objects.filter(pk=submission_id, status=S.CHECKING).exists():
             transaction.on_commit(lambda: submission_notify(submission_id=submission_id))
+
+
+def _outside_registration_store(*, runs: list[Run], context: CheckContext) -> list[Run]:
+    """Mark the runs whose logs lack the registration's nonce (they do not count), and give them back."""
+    keys = {run.key for run in registration.runs_without_nonce(context)}
+    outside = [run for run in runs if f"{run.competition.slug}/seed-{run.seed}" in keys]
+    Run.objects.filter(submission_id__in={run.submission_id for run in runs}).update(outside_registration=False)
+    Run.objects.filter(pk__in=[run.pk for run in outside]).update(outside_registration=True)
+    return outside
 
 
 def _hashes_store(*, runs: list[Run], hashes: dict[str, str], copy_keys: dict[str, str]) -> None:
@@ -184,6 +201,7 @@ def check_context(*, submission: Submission, runs: list[Run], members: dict[str,
         board=BoardVersion(name=benchmark.name, version=benchmark.version, commit=benchmark.commit),
         settings=check_settings(),
         hosted=submission.origin == Submission.Origin.HOSTED,
+        registration=registration_facts(submission),
     )
     # Other teams' earlier entries that share a hash with this one (the index's lookups; the hashes are kept
     # in the context's cache, so the checks do not compute them again).

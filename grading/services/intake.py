@@ -28,7 +28,7 @@ from grading import queue
 from grading.bundles.bundle import Bundle, read_bundle
 from grading.bundles.errors import BundleError
 from grading.bundles.limits import Limits
-from grading.models import Run, Submission
+from grading.models import Registration, Run, Submission
 from grading.services import scheduling
 from grading.services.submissions import (
     SubmissionRefused,
@@ -103,6 +103,22 @@ def _check_run_count(bundle: Bundle, competitions: dict[str, Competition]) -> No
             f"the bundle holds {count} runs of {competition_id}; at most {most} seeds of one competition are graded",
             {"competition_id": competition_id, "runs": count, "limit": most},
         )
+
+
+def _registration_named(bundle: Bundle, team: Team) -> Registration | None:
+    """The registration the manifest names, which must be the uploading team's (SPEC section 9)."""
+    wanted = bundle.manifest.registration
+    if wanted is None:
+        return None
+    registration = Registration.objects.filter(pk=wanted, team=team).first()
+    if registration is None:
+        raise BundleError(
+            "registration_unknown",
+            f"manifest.json: 'registration' is {wanted}, which is not a registration of {team.name}; use the id "
+            "that POST /api/v1/registrations/ (or mleportal register) gave your team, or leave the key out",
+            {"key": "registration", "got": wanted},
+        )
+    return registration
 
 
 def _runs_for(submission: Submission, bundle: Bundle, competitions: dict[str, Competition]) -> list[Run]:
@@ -223,6 +239,7 @@ def _intake(
             )
             _check_submission_sizes(bundle, submission_limits)
             _check_run_count(bundle, competitions)
+            registration = _registration_named(bundle, team)
         except BundleError as exc:
             raise SubmissionRefused(status=400, code=exc.code, message=exc.message, details=exc.details) from exc
         if private_storage_is_remote():
@@ -251,6 +268,7 @@ def _intake(
                 replaces=replaces,
                 origin=origin,
                 bundle_name=stored or "",
+                registration=registration,
             )
             Run.objects.bulk_create(_runs_for(submission, bundle, competitions))
             final = submission_folder(submission)

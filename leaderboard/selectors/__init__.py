@@ -7,7 +7,15 @@ The names below are the package's public interface; callers import them from her
 
 from leaderboard.selectors.board import BoardPage, board_elsewhere, board_meta, board_page, board_stamp
 from leaderboard.selectors.competition import competition_results
-from leaderboard.selectors.entry import SeedMatrix, entry_get, entry_matrix, entry_ranks, entry_rates
+from leaderboard.selectors.entry import (
+    EntryRegistration,
+    SeedMatrix,
+    entry_get,
+    entry_matrix,
+    entry_ranks,
+    entry_rates,
+    entry_registration,
+)
 from leaderboard.selectors.figures import board_figures, board_points, medal_frequency
 from leaderboard.selectors.query import (
     BOARD_LABELS,
@@ -28,6 +36,8 @@ from leaderboard.selectors.query import (
 )
 
 __all__ = [
+    "EntryRegistration",
+    "entry_registration",
     "BOARDS",
     "BOARD_LABELS",
     "CACHE_SECONDS",

@@ -5,8 +5,10 @@ from typing import Any
 
 from django.http import Http404
 
+from grading.checks.registration import seeds_reported
 from grading.engine.tiers import TIER_LABELS, TIERS
 from grading.models import Run, Submission
+from grading.selectors import registration_facts
 from leaderboard.models import BoardRow, Entry
 
 MEDALS = ("gold", "silver", "bronze")
@@ -37,10 +39,47 @@ def _thresholds(report: dict | None) -> str:
     return ", ".join(parts)
 
 
+@dataclass(frozen=True, kw_only=True)
+class EntryRegistration:
+    """The registration an entry's bundle names (SPEC section 9), public now that an entry uses it."""
+
+    id: int
+    agent_name: str
+    agent_version: str
+    seeds_registered: int
+    seeds_reported: int
+    runs_missing: int
+    competitions: int
+    image: str
+
+
+def entry_registration(entry: Entry) -> EntryRegistration | None:
+    """ "N seeds registered, M reported": M counts only runs that are part of the registration (nonce in log)."""
+    registration = entry.submission.registration
+    if registration is None:
+        return None
+    counted = Run.objects.filter(submission=entry.submission, outside_registration=False).values_list(
+        "competition__slug", flat=True
+    )
+    facts = registration_facts(entry.submission)
+    assert facts is not None  # the submission has a registration
+    reported, missing = seeds_reported(registration=facts, counted=counted)
+    return EntryRegistration(
+        id=registration.pk,
+        agent_name=registration.agent_name,
+        agent_version=registration.agent_version,
+        seeds_registered=registration.seeds,
+        seeds_reported=reported,
+        runs_missing=missing,
+        competitions=len(registration.competitions),
+        image=registration.image,
+    )
+
+
 def entry_get(*, entry_id: int) -> Entry:
     """A published entry (anyone may see it), or Http404."""
     entry = (
-        Entry.objects.select_related("submission__team", "submission__benchmark")
+        Entry.objects.select_related("submission__team", "submission__benchmark", "submission__registration")
         .filter(pk=entry_id, submission__status=Submission.Status.PUBLISHED)
         .first()
     )

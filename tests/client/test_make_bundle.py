@@ -93,6 +93,8 @@ def test_a_run_group_becomes_a_bundle_that_the_portal_accepts(mleportal, tmp_pat
         "uses_known_leakage=no",
         "--notes",
         "made in a test",
+        "--registration",
+        "12",
     )
     out_text, err = capsys.readouterr()
     assert code == 0, err
@@ -116,6 +118,7 @@ def test_a_run_group_becomes_a_bundle_that_the_portal_accepts(mleportal, tmp_pat
     assert manifest.disclosures.test_set_feedback is False and manifest.disclosures.uses_known_leakage is False
     assert manifest.disclosures.other_models == ("gpt-4o-mini", "claude")
     assert manifest.notes == "made in a test" and manifest.unknown_keys == ()
+    assert manifest.registration == 12
 
     (run_group,) = bundle.layout.run_groups
     assert run_group.name == GROUP and run_group.metadata["runs"][RUN_A] == {"success": True}

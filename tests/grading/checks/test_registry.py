@@ -10,6 +10,7 @@ import pytest
 import grading.checks as registry
 from competitions.demo.runs import default_manifest
 from grading.checks import CHECKS, FlagData, coverage, run_checks
+from grading.checks.context import RegistrationFacts
 from tests.grading.checks.builders import (
     PIZZA,
     SPOOKY,
@@ -46,6 +47,7 @@ PORTAL_CHECKS = {
     "grading_error",
     "selected_seeds",
     "unscanned_evidence",
+    "registration",
 }
 SPEC_BLOCKING = {"answer_copy"}  # named by SPEC §4's blocking findings ("answer copies"), not by its table
 COPY_AGREEMENT = {
@@ -147,6 +149,8 @@ def dishonest(tmp_path_factory):
         tiers={"low": [PIZZA, SPOOKY, "spaceship-titanic"]},
         competitions=[facts(PIZZA, gold=0.98, median=0.6, lower=False, best=0.98)],
         report_only=True,
+        # Registered, but no run's log holds the nonce.
+        registration=RegistrationFacts(id=7, nonce="f" * 32, competitions=(PIZZA, SPOOKY), seeds=3),
         report_claims={
             "entries_per_competition": {PIZZA: 4},
             "problems": [

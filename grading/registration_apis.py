@@ -1,0 +1,100 @@
+"""Registrations API (SPEC section 9): register a run group before running it, list and read the team's own."""
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from grading import selectors
+from grading.apis import _team_for_upload
+from grading.models import Registration
+from grading.services.registrations import registration_create
+from portal.accounts.selectors import signed_in_user
+from portal.api.exception_handler import ApiError
+
+
+class AgentSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    version = serializers.CharField(max_length=200)
+
+
+class RegistrationInputSerializer(serializers.Serializer):
+    agent = AgentSerializer()
+    split = serializers.CharField(required=False, allow_blank=True, max_length=20, help_text="low, medium, high…")
+    competitions = serializers.ListField(
+        child=serializers.CharField(max_length=100), required=False, help_text="Competition ids, instead of a split"
+    )
+    seeds = serializers.IntegerField(help_text="Runs per competition that will count, reported or not")
+    image = serializers.CharField(
+        required=False, allow_blank=True, max_length=71, help_text="The agent image's digest, sha256:<64 hex>"
+    )
+
+
+class RegistrationSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    team = serializers.CharField(source="team.name")
+    agent = serializers.SerializerMethodField()
+    split = serializers.CharField()
+    competitions = serializers.ListField(child=serializers.CharField())
+    seeds = serializers.IntegerField()
+    image = serializers.CharField()
+    nonce = serializers.CharField(help_text="Write it into each run's log before the run writes its submission")
+    deadline = serializers.DateTimeField()
+    created_at = serializers.DateTimeField()
+
+    def get_agent(self, obj: Registration) -> dict:
+        return {"name": obj.agent_name, "version": obj.agent_version}
+
+
+def _first_error(errors: object, prefix: str = "") -> tuple[str, str]:
+    """The first field and message of a serializer's errors, e.g. ("agent.name", "This field is required.")."""
+    if isinstance(errors, dict):
+        key, value = next(iter(errors.items()))
+        return _first_error(value, f"{prefix}{key}.")
+    if isinstance(errors, list) and errors:
+        return _first_error(errors[0], prefix)
+    return prefix.rstrip("."), str(errors)
+
+
+class RegistrationListCreateApi(APIView):
+    @extend_schema(responses=RegistrationSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        team = _team_for_upload(request)
+        rows = selectors.registrations_of_team(team=team)[:200]
+        return Response(RegistrationSerializer(rows, many=True).data)
+
+    @extend_schema(
+        request=RegistrationInputSerializer,
+        responses={201: RegistrationSerializer, 400: OpenApiResponse(description="bad input, the field named")},
+    )
+    def post(self, request: Request) -> Response:
+        team = _team_for_upload(request)
+        given = RegistrationInputSerializer(data=request.data)
+        if not given.is_valid():
+            field, message = _first_error(given.errors)
+            raise ApiError(status_code=400, code="invalid", message=f"{field}: {message}", details={"field": field})
+        data = given.validated_data
+        registration = registration_create(
+            team=team,
+            user=signed_in_user(request.user),
+            agent_name=data["agent"]["name"],
+            agent_version=data["agent"]["version"],
+            seeds=data["seeds"],
+            split=data.get("split", ""),
+            competitions=data.get("competitions", []),
+            image=data.get("image", ""),
+        )
+        return Response(RegistrationSerializer(registration).data, status=status.HTTP_201_CREATED)
+
+
+class RegistrationDetailApi(APIView):
+    @extend_schema(responses=RegistrationSerializer)
+    def get(self, request: Request, registration_id: int) -> Response:
+        team = _team_for_upload(request)
+        registration = selectors.registrations_of_team(team=team).filter(pk=registration_id).first()
+        if registration is None:
+            raise ApiError(
+                status_code=404, code="not_found", message=f"Your team has no registration {registration_id}."
+            )
+        return Response(RegistrationSerializer(registration).data)
