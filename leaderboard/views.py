@@ -16,6 +16,7 @@ from grading.models import Submission
 from grading.selectors import review_events
 from leaderboard import evidence, exports, history, plots, selectors
 from leaderboard.history import HISTORY_HEAD_HEADER
+from leaderboard.levels import LEVELS
 from leaderboard.models import Entry
 from leaderboard.selectors import BOARD_LABELS, BOARDS, TAB_CHOICES, TAB_LABELS, BadQuery, BoardQuery
 from portal.api.exception_handler import error_body
@@ -34,6 +35,7 @@ COLUMNS = (
     ("test_set", "Test-set info"),
     ("seeds", "Seeds"),
     ("verified", "Verified"),
+    ("level", "Evidence"),
 )
 EXPORT_TYPES = {"csv": "text/csv; charset=utf-8", "json": "application/json", "md": "text/markdown; charset=utf-8"}
 
@@ -124,6 +126,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         "figures_json": figures_json,
         "verified_filters": selectors.VERIFIED_FILTERS,
         "resource_filters": selectors.RESOURCE_FILTERS,
+        "level_filters": LEVELS,
         "sort_links": {column: urlencode(selectors.sort_link(query, column)) for column in selectors.SORTS},
         "leaky_link": urlencode(query.params(excluding_leaky=not query.excluding_leaky, page=1)),
         "page_links": {

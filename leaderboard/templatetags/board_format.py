@@ -13,6 +13,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 
+from leaderboard.levels import LEGEND
 from leaderboard.read_models import RowView
 
 register = template.Library()
@@ -168,6 +169,13 @@ _VERIFIED_BADGES = {
     "regraded": '<span class="badge ok">✔ re-graded</span>',
 }
 
+_LEVEL_STYLES = {"verified": "ok strong", "audited": "ok", "registered": "ok", "reported": ""}
+_LEVEL_BADGES = {
+    level: f'<span class="badge level {_LEVEL_STYLES[level]}" data-level="{level}" title="{html.escape(meaning)}">'
+    f"{level}</span>"
+    for level, meaning in LEGEND
+}
+
 
 def _rank_cell(row: RowView, overview: bool, language: str | None) -> str:
     if row.rank:
@@ -276,6 +284,7 @@ def board_rows(rows: list[RowView], tier: str) -> SafeString:
             f'    <td class="col-test_set">{test_set}</td>\n'
             f'    <td class="col-seeds">{_number(row.seeds, language)}{padded}</td>\n'
             f'    <td class="col-verified">{_VERIFIED_BADGES.get(row.verified, _SELF_REPORTED_BADGE)}</td>\n'
+            f'    <td class="col-level">{_LEVEL_BADGES.get(row.level, _LEVEL_BADGES["reported"])}</td>\n'
             "  </tr>"
         )
     return mark_safe("".join(out))
