@@ -30,9 +30,10 @@ from grading.engine.tiers import TIERS
 from grading.models import Flag, Submission, TierAggregate
 from grading.selectors import submission_outcomes, tier_members
 from leaderboard import footnotes, history
-from leaderboard.levels import LevelFacts, evidence_level
+from leaderboard.levels import evidence_level
 from leaderboard.models import BoardRow, BoardState, Entry
 from leaderboard.selectors import HEADLINE_ORDER
+from leaderboard.selectors.entry import entry_level_facts
 
 logger = logging.getLogger(__name__)
 # The footnotes' rules live in leaderboard/footnotes.py; these names stay importable from here.
@@ -136,19 +137,6 @@ def _verified(submission: Submission) -> str:
     return Entry.Verified.REGRADED
 
 
-def level_facts(submission: Submission, flags: list[Flag]) -> LevelFacts:
-    """What the entry's evidence level depends on: where its runs ran, its registration, its logs. A flag about
-    missing logs or a missing nonce keeps the logs incomplete even once a reviewer accepted it."""
-    found = {(flag.code, flag.key) for flag in flags}
-    return LevelFacts(
-        hosted=submission.origin == Submission.Origin.HOSTED,
-        imported=submission.origin == Submission.Origin.IMPORT,
-        registered=submission.registration_id is not None,
-        has_logs=("unscanned_evidence", "no_logs") not in found,
-        has_nonce=("registration", "no_nonce") not in found,
-    )
-
-
 def _date(submission: Submission) -> date:
     declared = submission.manifest.get("date") if submission.origin == Submission.Origin.IMPORT else None
     parsed = parse_date(declared) if isinstance(declared, str) else None
@@ -217,7 +205,7 @@ def entry_refresh(*, submission_id: int, cause: dict | None = None) -> Entry | N
         "test_set_info": _test_set_info(manifest, flags),
         "resources": _resources(flags) if submission.origin != Submission.Origin.IMPORT else Entry.Resources.UNDECLARED,
         "verified": _verified(submission),
-        "evidence_level": evidence_level(level_facts(submission, flags)),
+        "evidence_level": evidence_level(entry_level_facts(submission=submission, flags=flags)),
         "padded": any(v["all"]["uses"] == TierAggregate.Kind.PADDED for v in figures.values()),
         "footnotes": _footnotes(submission, flags, figures),
         "tiers": stored_tiers,

@@ -34,8 +34,7 @@ COLUMNS = (
     ("benchmark", "Benchmark"),
     ("test_set", "Test-set info"),
     ("seeds", "Seeds"),
-    ("verified", "Verified"),
-    ("level", "Evidence"),
+    ("verified", "Evidence"),
 )
 EXPORT_TYPES = {"csv": "text/csv; charset=utf-8", "json": "application/json", "md": "text/markdown; charset=utf-8"}
 
@@ -178,14 +177,16 @@ def entry_detail(request: HttpRequest, entry_id: int) -> HttpResponse:
         unknown_keys = list(parse_manifest(data=submission.manifest).unknown_keys) if submission.manifest else []
     except Exception:  # a stored manifest that no longer parses is still shown as it is
         unknown_keys = []
+    flags = list(submission.flags.all())
     context = {
         "entry": entry,
         "submission": submission,
+        "level": selectors.entry_level(entry=entry, flags=flags),
         "rates": selectors.entry_rates(entry),
         "rates_excluding_leaky": selectors.entry_rates(entry, excluding_leaky=True),
         "ranks": selectors.entry_ranks(entry),
         "matrix": selectors.entry_matrix(entry),
-        "flags": list(submission.flags.all()),
+        "flags": flags,
         "events": review_events(submission),
         "source_link": exports.http_url(entry.source_url),
         "manifest_json": json.dumps(submission.manifest, indent=2, sort_keys=True),

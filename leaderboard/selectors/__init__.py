@@ -7,7 +7,16 @@ The names below are the package's public interface; callers import them from her
 
 from leaderboard.selectors.board import BoardPage, board_elsewhere, board_meta, board_page, board_stamp
 from leaderboard.selectors.competition import competition_results
-from leaderboard.selectors.entry import SeedMatrix, entry_get, entry_matrix, entry_ranks, entry_rates
+from leaderboard.selectors.entry import (
+    EntryLevel,
+    SeedMatrix,
+    entry_get,
+    entry_level,
+    entry_level_facts,
+    entry_matrix,
+    entry_ranks,
+    entry_rates,
+)
 from leaderboard.selectors.figures import board_figures, board_points, medal_frequency
 from leaderboard.selectors.query import (
     BOARD_LABELS,
@@ -43,6 +52,7 @@ __all__ = [
     "BadQuery",
     "BoardPage",
     "BoardQuery",
+    "EntryLevel",
     "SeedMatrix",
     "board_elsewhere",
     "board_figures",
@@ -52,6 +62,8 @@ __all__ = [
     "board_stamp",
     "competition_results",
     "entry_get",
+    "entry_level",
+    "entry_level_facts",
     "entry_matrix",
     "entry_ranks",
     "entry_rates",

@@ -46,7 +46,7 @@ def levels(team):
 def test_every_level_is_shown_by_default_each_row_with_its_badge(client, levels):
     html = client.get("/leaderboard/?board=all&tier=low").content.decode()
     assert sorted(agents(html)) == ["Hosted", "Imported", "Registered", "Uploaded"]
-    badges = re.findall(r'<td class="col-level"><span class="badge level[^"]*" data-level="(\w+)"', html)
+    badges = re.findall(r'<td class="col-verified"><span class="badge level[^"]*" data-level="(\w+)"', html)
     assert sorted(badges) == ["registered", "reported", "reported", "verified"]
 
 
@@ -91,3 +91,18 @@ def test_the_exports_carry_the_level_and_the_markdown_gives_the_legend(client, l
         "- **audited**: pre-registered, complete logs, and a passed random audit re-run (audits are not run yet)"
         in (markdown)
     )
+
+
+def test_the_entry_page_says_how_to_reach_the_next_level(client, levels):
+    from leaderboard.models import Entry
+
+    def page(agent: str) -> str:
+        return client.get(f"/leaderboard/entries/{Entry.objects.get(agent=agent).pk}/").content.decode()
+
+    uploaded = page("Uploaded")
+    assert 'id="entry-level" data-level="reported"' in uploaded
+    assert "Register the run group before running (mleportal register)" in uploaded
+    registered = page("Registered")
+    assert 'data-level="registered"' in registered and "audits are not run yet" in registered
+    assert "This is the strongest level." in page("Hosted")
+    assert "imported from MLE-bench" in page("Imported")
