@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 
 from leaderboard import evidence, exports, history, selectors
 from leaderboard.history import HISTORY_HEAD_HEADER
+from leaderboard.levels import LEVELS
 from leaderboard.selectors import BOARDS, RESOURCE_FILTERS, TAB_CHOICES, VERIFIED_FILTERS, BadQuery, BoardQuery
 from portal.api.exception_handler import ApiError
 
@@ -75,6 +76,12 @@ class LeaderboardApi(APIView):
             OpenApiParameter("open_source", enum=["yes", "no"], required=False),
             OpenApiParameter("verified", enum=list(VERIFIED_FILTERS), required=False),
             OpenApiParameter("resources", enum=list(RESOURCE_FILTERS), required=False),
+            OpenApiParameter(
+                "level",
+                enum=list(LEVELS),
+                required=False,
+                description="the minimum evidence level: this level and the stronger ones (verified is the strongest)",
+            ),
             OpenApiParameter("page", int, required=False),
             OpenApiParameter("page_size", int, required=False, description=f"at most {selectors.MAX_PAGE_SIZE}"),
         ],

@@ -9,6 +9,7 @@ import re
 from urllib.parse import quote, urlsplit
 
 from grading.engine.tiers import TIERS
+from leaderboard.levels import LEGEND
 from leaderboard.read_models import RowView
 
 CSV_COLUMNS = (
@@ -21,6 +22,7 @@ CSV_COLUMNS = (
     "llms",
     "board",
     "verified",
+    "level",
     *(f"{tier}_{part}" for tier in TIERS for part in ("mean", "sem", "seeds", "padded")),
     "runtime_hours",
     "hardware",
@@ -93,6 +95,7 @@ def rows_csv(rows: list[RowView], *, history_head: str = "") -> str:
                     "team",
                     "board",
                     "verified",
+                    "level",
                     "runtime_hours",
                     "date",
                     "source_url",
@@ -142,6 +145,7 @@ def api_row(row: RowView) -> dict:
         "hardware",
         "hardware_text",
         "verified",
+        "level",
         "comparable",
         "board",
         "rank",
@@ -212,6 +216,7 @@ def rows_markdown(rows: list[RowView], *, title: str = "", history_head: str = "
         "Seeds",
         "Date",
         "Verified",
+        "Evidence",
         "Source Code Available",
     ]
     said = [text for text in (title, f"board history head {history_head}" if history_head else "") if text]
@@ -238,9 +243,13 @@ def rows_markdown(rows: list[RowView], *, title: str = "", history_head: str = "
             str(row.seeds),
             _md(row.date),
             _md(row.verified_label),
+            _md(row.level),
             source,
         ]
         lines.append("| " + " | ".join(values) + " |")
+    # The legend of the Evidence column, between the table and its footnotes.
+    lines += ["", "Evidence levels, strongest first:", ""]
+    lines += [f"- **{level}**: {meaning}" for level, meaning in LEGEND]
     if notes:
         lines.append("")
         lines.extend(f"[^{number}]: {_md(note)}" for note, number in notes.items())

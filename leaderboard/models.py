@@ -3,6 +3,8 @@
 
 from django.db import models
 
+from leaderboard.levels import LEVEL_LABELS, REPORTED
+
 
 class Entry(models.Model):
     """A published submission as every board shows it: identity, the transparency columns, footnotes."""
@@ -47,6 +49,12 @@ class Entry(models.Model):
     test_set_info = models.CharField(max_length=10, choices=TestSetInfo.choices, default=TestSetInfo.NONE)
     resources = models.CharField(max_length=10, choices=Resources.choices, default=Resources.UNDECLARED)
     verified = models.CharField(max_length=14, choices=Verified.choices)
+    evidence_level = models.CharField(
+        max_length=10,
+        choices=list(LEVEL_LABELS.items()),
+        default=REPORTED,
+        help_text="How strong the evidence behind its numbers is (leaderboard/levels.py)",
+    )
     padded = models.BooleanField(default=False, help_text="Some tier's figure uses the padded aggregate")
     footnotes = models.JSONField(default=list)
     # {"<tier>": {"all" | "excluding_leaky": {"complete": AGG, "padded": AGG, "uses": "complete" | "padded"}}}

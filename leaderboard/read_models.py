@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # In the keys of cached pages: a page cached by an earlier release (another shape of row) is never read back.
-READ_MODEL_VERSION = "rows-2"
+READ_MODEL_VERSION = "rows-3"
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,7 @@ class RowView:
     resources: str
     verified: str
     verified_label: str
+    level: str  # the entry's evidence level (leaderboard/levels.py)
     padded: bool  # some tier's figure of the entry uses the padded aggregate
     uses: str  # "complete" or "padded": the aggregate of the view's tier
     seeds: int

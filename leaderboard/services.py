@@ -30,8 +30,10 @@ from grading.engine.tiers import TIERS
 from grading.models import Flag, Submission, TierAggregate
 from grading.selectors import submission_outcomes, tier_members
 from leaderboard import footnotes, history
+from leaderboard.levels import evidence_level
 from leaderboard.models import BoardRow, BoardState, Entry
 from leaderboard.selectors import HEADLINE_ORDER
+from leaderboard.selectors.entry import entry_level_facts
 
 logger = logging.getLogger(__name__)
 # The footnotes' rules live in leaderboard/footnotes.py; these names stay importable from here.
@@ -203,6 +205,7 @@ def entry_refresh(*, submission_id: int, cause: dict | None = None) -> Entry | N
         "test_set_info": _test_set_info(manifest, flags),
         "resources": _resources(flags) if submission.origin != Submission.Origin.IMPORT else Entry.Resources.UNDECLARED,
         "verified": _verified(submission),
+        "evidence_level": evidence_level(entry_level_facts(submission=submission, flags=flags)),
         "padded": any(v["all"]["uses"] == TierAggregate.Kind.PADDED for v in figures.values()),
         "footnotes": _footnotes(submission, flags, figures),
         "tiers": stored_tiers,

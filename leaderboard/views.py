@@ -16,6 +16,7 @@ from grading.models import Submission
 from grading.selectors import review_events
 from leaderboard import evidence, exports, history, plots, selectors
 from leaderboard.history import HISTORY_HEAD_HEADER
+from leaderboard.levels import LEVELS
 from leaderboard.models import Entry
 from leaderboard.selectors import BOARD_LABELS, BOARDS, TAB_CHOICES, TAB_LABELS, BadQuery, BoardQuery
 from portal.api.exception_handler import error_body
@@ -33,7 +34,7 @@ COLUMNS = (
     ("benchmark", "Benchmark"),
     ("test_set", "Test-set info"),
     ("seeds", "Seeds"),
-    ("verified", "Verified"),
+    ("verified", "Evidence"),
 )
 EXPORT_TYPES = {"csv": "text/csv; charset=utf-8", "json": "application/json", "md": "text/markdown; charset=utf-8"}
 
@@ -124,6 +125,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         "figures_json": figures_json,
         "verified_filters": selectors.VERIFIED_FILTERS,
         "resource_filters": selectors.RESOURCE_FILTERS,
+        "level_filters": LEVELS,
         "sort_links": {column: urlencode(selectors.sort_link(query, column)) for column in selectors.SORTS},
         "leaky_link": urlencode(query.params(excluding_leaky=not query.excluding_leaky, page=1)),
         "page_links": {
@@ -175,15 +177,17 @@ def entry_detail(request: HttpRequest, entry_id: int) -> HttpResponse:
         unknown_keys = list(parse_manifest(data=submission.manifest).unknown_keys) if submission.manifest else []
     except Exception:  # a stored manifest that no longer parses is still shown as it is
         unknown_keys = []
+    flags = list(submission.flags.all())
     context = {
         "entry": entry,
         "submission": submission,
+        "level": selectors.entry_level(entry=entry, flags=flags),
         "rates": selectors.entry_rates(entry),
         "rates_excluding_leaky": selectors.entry_rates(entry, excluding_leaky=True),
         "ranks": selectors.entry_ranks(entry),
         "registration": selectors.entry_registration(entry),
         "matrix": selectors.entry_matrix(entry),
-        "flags": list(submission.flags.all()),
+        "flags": flags,
         "events": review_events(submission),
         "source_link": exports.http_url(entry.source_url),
         "manifest_json": json.dumps(submission.manifest, indent=2, sort_keys=True),

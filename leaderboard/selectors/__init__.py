@@ -8,9 +8,12 @@ The names below are the package's public interface; callers import them from her
 from leaderboard.selectors.board import BoardPage, board_elsewhere, board_meta, board_page, board_stamp
 from leaderboard.selectors.competition import competition_results
 from leaderboard.selectors.entry import (
+    EntryLevel,
     EntryRegistration,
     SeedMatrix,
     entry_get,
+    entry_level,
+    entry_level_facts,
     entry_matrix,
     entry_ranks,
     entry_rates,
@@ -53,6 +56,7 @@ __all__ = [
     "BadQuery",
     "BoardPage",
     "BoardQuery",
+    "EntryLevel",
     "SeedMatrix",
     "board_elsewhere",
     "board_figures",
@@ -62,6 +66,8 @@ __all__ = [
     "board_stamp",
     "competition_results",
     "entry_get",
+    "entry_level",
+    "entry_level_facts",
     "entry_matrix",
     "entry_ranks",
     "entry_rates",

@@ -14,6 +14,7 @@ from grading.engine.tiers import TIER_LABELS, TIERS
 from grading.models import Submission
 from leaderboard.exports import http_url
 from leaderboard.history import EMPTY_HEAD, Head, head_of
+from leaderboard.levels import levels_at_least
 from leaderboard.models import BoardRow, BoardState, Entry
 from leaderboard.read_models import READ_MODEL_VERSION, RowView, TierCell
 from leaderboard.selectors.query import (
@@ -90,6 +91,8 @@ def _rows(query: BoardQuery) -> QuerySet[BoardRow]:
         entry["entry__open_source"] = query.open_source
     if query.resources:
         entry["entry__resources"] = query.resources
+    if query.level:
+        entry["entry__evidence_level__in"] = levels_at_least(query.level)
     if query.verified == "verified":
         entry["entry__verified__in"] = (Entry.Verified.HOSTED, Entry.Verified.REGRADED)
     elif query.verified:
@@ -174,6 +177,7 @@ def _view(row: BoardRow, query: BoardQuery) -> RowView:
         resources=entry.resources,
         verified=entry.verified,
         verified_label=entry.get_verified_display(),
+        level=entry.evidence_level,
         padded=entry.padded,
         uses=row.uses,
         seeds=row.seeds,

@@ -7,8 +7,9 @@ from django.http import Http404
 
 from grading.checks.registration import seeds_reported
 from grading.engine.tiers import TIER_LABELS, TIERS
-from grading.models import Run, Submission
+from grading.models import Flag, Run, Submission
 from grading.selectors import registration_facts
+from leaderboard.levels import LevelFacts, evidence_level, next_level_steps
 from leaderboard.models import BoardRow, Entry
 
 MEDALS = ("gold", "silver", "bronze")
@@ -86,6 +87,32 @@ def entry_get(*, entry_id: int) -> Entry:
     if entry is None:
         raise Http404(f"No published entry {entry_id}.")
     return entry
+
+
+def entry_level_facts(*, submission: Submission, flags: list[Flag]) -> LevelFacts:
+    """What the entry's evidence level depends on: where its runs ran, its registration, its logs. A flag about
+    missing logs or a missing nonce keeps the logs incomplete even once a reviewer accepted it. No audit runs yet."""
+    found = {(flag.code, flag.key) for flag in flags}
+    return LevelFacts(
+        hosted=submission.origin == Submission.Origin.HOSTED,
+        imported=submission.origin == Submission.Origin.IMPORT,
+        registered=submission.registration_id is not None,
+        has_logs=("unscanned_evidence", "no_logs") not in found,
+        has_nonce=("registration", "no_nonce") not in found,
+    )
+
+
+@dataclass(frozen=True)
+class EntryLevel:
+    level: str
+    steps: list[str]  # one sentence per missing step to the next level up
+
+
+def entry_level(*, entry: Entry, flags: list[Flag]) -> EntryLevel:
+    """The entry's evidence level as stored, and how to reach the next one."""
+    facts = entry_level_facts(submission=entry.submission, flags=flags)
+    # The stored level is what the board shows; the steps follow from the same facts.
+    return EntryLevel(level=entry.evidence_level or evidence_level(facts), steps=next_level_steps(facts))
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from grading.engine.tiers import TIER_LABELS, TIERS
+from leaderboard.levels import LEVELS
 
 BOARDS = ("comparable", "non_comparable", "all")
 
@@ -155,6 +156,7 @@ class BoardQuery:
     open_source: bool | None = None
     verified: str = ""
     resources: str = ""
+    level: str = ""  # the minimum evidence level (leaderboard/levels.py); empty: every level
     page: int = 1
     page_size: int = PAGE_SIZE
 
@@ -181,6 +183,7 @@ class BoardQuery:
             open_source=_yes_no(params, "open_source"),
             verified=_choice(params, "verified", ("", *VERIFIED_FILTERS), ""),
             resources=_choice(params, "resources", ("", *RESOURCE_FILTERS), ""),
+            level=_choice(params, "level", ("", *LEVELS), ""),
             page=_whole(params, "page", maximum=MAX_PAGE, default=1),
             page_size=_whole(params, "page_size", maximum=MAX_PAGE_SIZE, default=PAGE_SIZE),
         )
@@ -190,7 +193,7 @@ class BoardQuery:
         query = replace(self, **changes)
         default = BoardQuery()
         out = {}
-        for name in ("board", "tier", "llm", "hardware", "verified", "resources"):
+        for name in ("board", "tier", "llm", "hardware", "verified", "resources", "level"):
             if getattr(query, name) != getattr(default, name):
                 out[name] = getattr(query, name)
         if query.sort:

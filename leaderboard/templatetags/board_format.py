@@ -13,6 +13,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 
+from leaderboard.levels import LEGEND
 from leaderboard.read_models import RowView
 
 register = template.Library()
@@ -162,11 +163,21 @@ def _yes_no(value: bool | None) -> str:
     return "?" if value is None else ("yes" if value else "no")
 
 
-_SELF_REPORTED_BADGE = '<span class="badge">self-reported</span>'
-_VERIFIED_BADGES = {
-    "hosted": '<span class="badge ok strong">✔✔ hosted run</span>',
-    "regraded": '<span class="badge ok">✔ re-graded</span>',
-}
+_LEVEL_STYLES = {"verified": "ok strong", "audited": "ok", "registered": "ok", "reported": ""}
+_LEVEL_MEANINGS = dict(LEGEND)
+_REGRADED = {"hosted": "✔✔ ", "regraded": "✔ "}  # how the figures were obtained: run here, re-graded here
+
+
+def _level_badge(row: RowView) -> str:
+    """The evidence level as a badge, marked ✔ when the figures were re-graded here (✔✔: run here), with both
+    explained on hover; one badge, so that the column stays as narrow as before."""
+    level = row.level if row.level in _LEVEL_STYLES else "reported"
+    title = html.escape(f"{level}: {_LEVEL_MEANINGS[level]}; {row.verified_label}")
+    mark = _REGRADED.get(row.verified, "")
+    return (
+        f'<span class="badge level {_LEVEL_STYLES[level]}" data-level="{level}" data-verified="{_text(row.verified)}"'
+        f' title="{title}">{mark}{level}</span>'
+    )
 
 
 def _rank_cell(row: RowView, overview: bool, language: str | None) -> str:
@@ -275,7 +286,7 @@ def board_rows(rows: list[RowView], tier: str) -> SafeString:
             f'    <td class="col-benchmark">{_text(row.benchmark_version or "?")}</td>\n'
             f'    <td class="col-test_set">{test_set}</td>\n'
             f'    <td class="col-seeds">{_number(row.seeds, language)}{padded}</td>\n'
-            f'    <td class="col-verified">{_VERIFIED_BADGES.get(row.verified, _SELF_REPORTED_BADGE)}</td>\n'
+            f'    <td class="col-verified">{_level_badge(row)}</td>\n'
             "  </tr>"
         )
     return mark_safe("".join(out))

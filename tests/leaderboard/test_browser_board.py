@@ -82,3 +82,40 @@ def test_hostile_agent_names_neither_stop_the_plots_nor_become_links(page, trans
     assert links and not [link for link in links if "evil.example" in link]
     assert page.locator("footer.site-footer").count() == 1  # the rest of the page is there
     assert sorted(page.locator("#board tbody tr td.col-agent > a").all_inner_texts()) == sorted(names)
+
+
+@pytest.mark.browser
+def test_a_visitor_filters_by_minimum_evidence_level_and_the_badges_show(page, transactional_db, team):
+    from django.utils import timezone
+
+    from grading.models import Registration, Submission
+    from leaderboard import services
+
+    low = split_members("low")
+    entry(team, agent="Hosted", origin=Submission.Origin.HOSTED, medals={s: low[:2] for s in range(3)})
+    registered = entry(team, agent="Registered", medals={s: low[:3] for s in range(3)}, refresh=False)
+    registration = Registration.objects.create(
+        team=team,
+        agent_name="Registered",
+        agent_version="1",
+        split="low",
+        seeds=3,
+        nonce="b" * 32,
+        deadline=timezone.now(),
+    )
+    Submission.objects.filter(pk=registered.pk).update(registration=registration)
+    services.board_refresh(submission_ids=[registered.pk])
+    entry(team, agent="Uploaded", medals={s: low[:4] for s in range(3)})
+
+    page.goto("/leaderboard/")
+    levels = page.locator("#board tbody td.col-verified .badge").evaluate_all("els => els.map(e => e.dataset.level)")
+    assert sorted(levels) == ["registered", "reported", "verified"]  # every level by default, each with its badge
+    page.click("#filters-menu summary")
+    page.select_option("#level-filter", "registered")
+    page.click("#filters button[type=submit]")
+    page.wait_for_url(re.compile(r".*level=registered.*"))
+    names = page.locator("#board tbody tr td.col-agent > a").all_inner_texts()
+    assert sorted(names) == ["Hosted", "Registered"]
+    page.reload()  # the filter lives in the URL
+    assert page.locator("#level-filter").input_value() == "registered"
+    assert page.locator("#board tbody tr").count() == 2

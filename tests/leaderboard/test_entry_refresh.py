@@ -257,3 +257,39 @@ def test_the_outcomes_read_in_one_query_are_those_of_each_run_read_whole(team):
         if (o.competition_id, o.seed) == (unknown.competition.slug, unknown.seed)
     )
     assert unknown_outcome.medals_known is False and unknown_outcome.gold is False
+
+
+@pytest.mark.parametrize(
+    ("origin", "level"),
+    [
+        (Submission.Origin.UPLOAD, "reported"),
+        (Submission.Origin.IMPORT, "reported"),
+        (Submission.Origin.HOSTED, "verified"),
+    ],
+)
+def test_the_entry_stores_its_evidence_level_by_origin(team, origin, level):
+    submission = entry(team, origin=origin, report_only=origin == Submission.Origin.IMPORT)
+    assert Entry.objects.get(submission=submission).evidence_level == level
+
+
+def test_a_registered_upload_is_registered_until_a_run_lacks_the_nonce(team):
+    from django.utils import timezone
+
+    from grading.models import Registration
+
+    registration = Registration.objects.create(
+        team=team,
+        agent_name="Agent",
+        agent_version="1",
+        split="low",
+        seeds=3,
+        nonce="n" * 32,
+        deadline=timezone.now(),
+    )
+    submission = entry(team)
+    Submission.objects.filter(pk=submission.pk).update(registration=registration)
+    services.board_refresh(submission_ids=[submission.pk])
+    assert Entry.objects.get(submission=submission).evidence_level == "registered"
+    Flag.objects.create(submission=submission, code="registration", key="no_nonce", severity="blocking", message="x")
+    services.board_refresh(submission_ids=[submission.pk])
+    assert Entry.objects.get(submission=submission).evidence_level == "reported"

@@ -65,6 +65,8 @@ def test_demo_entries_are_graded_clean_ranked_and_one_waits_for_review(registry_
         time.sleep(5)
         body = APIClient().get("/api/v1/leaderboard/?board=comparable&tier=low").json()
     assert all(row["rank"] for row in body["rows"])
+    # Uploaded bundles with no registration, re-graded here: each is reported, its badge marked re-graded.
+    assert {(row["level"], row["verified"]) for row in body["rows"]} == {("reported", "regraded")}
     means = {(row["agent"], row["agent_version"]): row["tiers"]["low"]["any_medal"]["mean"] for row in body["rows"]}
     print("Lite any-medal % by entry:", means)
     assert means[("Demo CV blend", "1.0")] > means[("Demo prior baseline", "1.0")]  # quality shows in the rank
