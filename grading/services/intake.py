@@ -21,6 +21,7 @@ from django.core.files import File
 from django.core.files.storage import storages
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
+from django.utils import timezone
 
 from competitions.models import Benchmark, Competition, CompetitionPack
 from competitions.selectors import current_benchmark
@@ -117,6 +118,15 @@ def _registration_named(bundle: Bundle, team: Team) -> Registration | None:
             f"manifest.json: 'registration' is {wanted}, which is not a registration of {team.name}; use the id "
             "that POST /api/v1/registrations/ (or mleportal register) gave your team, or leave the key out",
             {"key": "registration", "got": wanted},
+        )
+    if registration.deadline < timezone.now():
+        # Past its deadline a registration is public and closed: no new bundle may claim its seeds.
+        raise BundleError(
+            "registration_expired",
+            f"manifest.json: registration {wanted} closed on {registration.deadline:%Y-%m-%d %H:%M} UTC; its "
+            "registered seeds count as failures. Register again (mleportal register) before running, and name "
+            "the new registration",
+            {"key": "registration", "got": wanted, "deadline": registration.deadline.isoformat()},
         )
     return registration
 

@@ -1,8 +1,11 @@
 """Registered run groups through the real pipeline (SPEC section 9): every registered seed counts, a missing
 one as a failure, and a run whose log lacks the nonce is not part of the registration."""
 
+from datetime import timedelta
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
 
 from competitions.demo.catalog import split_ids
 from competitions.demo.runs import default_manifest, pack_answers, write_run_bundle, write_run_group
@@ -109,6 +112,19 @@ def test_a_registration_of_another_team_is_refused(upload, alice, bob, lite_pack
         upload(path)
     assert refused.value.code == "registration_unknown"
     assert f"'registration' is {theirs.pk}, which is not a registration of Alice Lab" in refused.value.message
+    assert not Submission.objects.exists()
+
+
+def test_a_registration_past_its_deadline_is_refused(upload, alice, lite_packs, tmp_path):
+    mine = registration_create(
+        team=alice.teams.get(), user=alice, agent_name="x", agent_version="1", split="low", seeds=3
+    )
+    Registration.objects.filter(pk=mine.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    path = _bundle(tmp_path, lite_packs, registration=mine, nonce=mine.nonce)
+    with pytest.raises(SubmissionRefused) as refused:
+        upload(path)
+    assert refused.value.code == "registration_expired"
+    assert f"registration {mine.pk} closed on" in refused.value.message
     assert not Submission.objects.exists()
 
 
