@@ -164,17 +164,20 @@ def _registration_for(
     name, _, tag = request.image.partition(":")
     agent = {"name": name, "version": tag or "latest", **request.agent}
     digest = re.search(r"@(sha256:[0-9a-f]{64})$", request.image)
-    return registration_create(
-        team=team,
-        user=user,
-        agent_name=str(agent["name"]),
-        agent_version=str(agent["version"]),
-        seeds=request.seeds,
-        # The whole split by name; a trial's part of it by its competitions.
-        split="" if request.competitions else request.split,
-        competitions=[c.slug for c in competitions] if request.competitions else (),
-        image=digest.group(1) if digest else "",
-    )
+    try:
+        return registration_create(
+            team=team,
+            user=user,
+            agent_name=str(agent["name"]),
+            agent_version=str(agent["version"]),
+            seeds=request.seeds,
+            # The whole split by name; a trial's part of it by its competitions.
+            split="" if request.competitions else request.split,
+            competitions=[c.slug for c in competitions] if request.competitions else (),
+            image=digest.group(1) if digest else "",
+        )
+    except Refused as exc:  # e.g. more seeds than BUNDLE_MAX_SEEDS: the run could not be held to them
+        raise HostedRunRefused(status=exc.status, code=exc.code, message=exc.message, field=exc.field) from None
 
 
 def hosted_run_create(*, team: Team, user: User, request: HostedRunRequest) -> HostedRun:

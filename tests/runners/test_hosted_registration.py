@@ -127,3 +127,21 @@ def test_the_worker_writes_the_nonce_first_in_run_log(tmp_path: Path):
     untouched.write_bytes(b"x")
     nonce_first(untouched, "")  # a run without a registration (asked for before they existed)
     assert untouched.read_bytes() == b"x"
+
+
+def test_the_run_page_and_api_name_the_registration(registry_with_packs, alice, alice_api, client):
+    run = _ask(alice_api)
+    assert alice_api.get(f"/api/v1/hosted-runs/{run.pk}/").json()["registration_id"] == run.registration_id
+    client.force_login(alice)
+    page = client.get(f"/hosted-runs/{run.pk}/").content.decode()
+    assert f'href="/teams/{run.team_id}/registrations/{run.registration_id}/"' in page
+    own = client.get(f"/teams/{run.team_id}/registrations/{run.registration_id}/").content.decode()
+    assert f"hosted run {run.pk} registered itself" in own and run.registration.nonce in own
+
+
+def test_seeds_a_bundle_cannot_hold_refuse_the_run_and_leave_nothing(registry_with_packs, alice_api, settings):
+    settings.BUNDLE_MAX_SEEDS = 2
+    response = alice_api.post("/api/v1/hosted-runs/", hosted_body(seeds=3), format="json")
+    assert response.status_code == 400 and response.json()["error"]["details"]["field"] == "seeds"
+    assert "BUNDLE_MAX_SEEDS" in response.json()["error"]["message"]
+    assert not Registration.objects.exists() and not HostedRun.objects.exists()
