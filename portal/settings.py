@@ -21,7 +21,6 @@ from portal.env import (
     env_list,
     env_rate,
     env_str,
-    parse_rate,
     redis_url,
 )
 from portal.private_files import private_file, private_folder
@@ -108,6 +107,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    "portal.accounts.login_throttle.DeviceCookieMiddleware",
     "leaderboard.middleware.BoardHistoryHeadMiddleware",
 ]
 
@@ -285,15 +285,32 @@ ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
 ACCOUNT_EMAIL_VERIFICATION = env_choice("ACCOUNT_EMAIL_VERIFICATION", "optional", ("none", "optional", "mandatory"))
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_ADAPTER = "portal.accounts.adapter.AccountAdapter"
-# Failed logins count per account (whatever the address) and per client address (whatever the account),
-# in the cache; a success takes its attempt back. Behind a proxy the client address needs TRUSTED_PROXY_COUNT,
-# else every visitor shares the proxy's address and one of them could lock all the others out.
-LOGIN_FAILURES_PER_ACCOUNT = env_rate("LOGIN_FAILURES_PER_ACCOUNT", "5/5m")
-LOGIN_FAILURES_PER_IP = env_rate("LOGIN_FAILURES_PER_IP", "10/m")
-_per_ip, _per_account = parse_rate(LOGIN_FAILURES_PER_IP), parse_rate(LOGIN_FAILURES_PER_ACCOUNT)
-ACCOUNT_RATE_LIMITS = {  # allauth's spelling: count/window/what is counted ("key" is the email address)
-    "login_failed": f"{_per_ip[0]}/{_per_ip[1]}s/ip,{_per_account[0]}/{_per_account[1]}s/key",
-}
+# Password logins wait, never lock (portal/accounts/login_throttle.py, README "Login throttling"): per client
+# address, and per account for addresses and browsers it has not been used from, the first attempts are free,
+# then each makes the next wait, doubling from the first delay up to the maximum; failures are forgotten a while
+# after the last. Behind a proxy the client address needs TRUSTED_PROXY_COUNT, else every visitor shares the
+# proxy's address. The counters live in the cache (Redis with REDIS_URL).
+LOGIN_THROTTLE_FREE_PER_ADDRESS = env_int("LOGIN_THROTTLE_FREE_PER_ADDRESS", 10, minimum=1)
+LOGIN_THROTTLE_FREE_PER_ACCOUNT = env_int("LOGIN_THROTTLE_FREE_PER_ACCOUNT", 5, minimum=1)
+LOGIN_THROTTLE_FIRST_DELAY_SECONDS = env_int("LOGIN_THROTTLE_FIRST_DELAY_SECONDS", 2, minimum=1)
+LOGIN_THROTTLE_MAX_DELAY_SECONDS = env_int("LOGIN_THROTTLE_MAX_DELAY_SECONDS", 900, minimum=1)
+LOGIN_THROTTLE_FORGET_SECONDS = env_int("LOGIN_THROTTLE_FORGET_SECONDS", 24 * 3600, minimum=60)
+# How long an address or browser that logged in to an account stays known to it (and skips strangers' waits).
+LOGIN_THROTTLE_TRUST_DAYS = env_int("LOGIN_THROTTLE_TRUST_DAYS", 90, minimum=1)
+if LOGIN_THROTTLE_MAX_DELAY_SECONDS < LOGIN_THROTTLE_FIRST_DELAY_SECONDS:
+    raise ImproperlyConfigured(
+        f"LOGIN_THROTTLE_MAX_DELAY_SECONDS={LOGIN_THROTTLE_MAX_DELAY_SECONDS} must be at least "
+        f"LOGIN_THROTTLE_FIRST_DELAY_SECONDS={LOGIN_THROTTLE_FIRST_DELAY_SECONDS}"
+    )
+for _old in ("LOGIN_FAILURES_PER_ACCOUNT", "LOGIN_FAILURES_PER_IP"):
+    if env_str(_old):
+        raise ImproperlyConfigured(
+            f"{_old} is no longer read: logins are throttled with growing delays, not locked; "
+            "see LOGIN_THROTTLE_* in the README"
+        )
+# allauth's own limits: its "login_failed" lockout is replaced by the throttle above (never consumed); the rest
+# (login posts per address, signups, password resets) stay.
+ACCOUNT_RATE_LIMITS = {"login_failed": False}
 LOGIN_REDIRECT_URL = "team"
 ACCOUNT_LOGOUT_REDIRECT_URL = "home"
 AUTH_PASSWORD_VALIDATORS = [
