@@ -295,3 +295,11 @@ def test_no_account_is_locked_by_allauths_own_counter(db):
         _hammer("alice@example.org", 1, forwarded=f"203.0.113.{n + 1}")
     assert _login("alice@example.org", "alice-password-1", forwarded=OWNER_HOME)[0] == 302
     assert User.objects.get(username="alice").is_active
+
+
+@pytest.mark.parametrize("login", ["nul\x00@example.org", "x" * 5000 + "@example.org", " ", "maya"])
+def test_odd_logins_are_a_form_error_not_a_server_error(db, login):
+    persona("maya", maintainer=True)
+    status, page = _login(login, "wrong")
+    assert status == 200 and "errorlist" in page
+    assert Client().post("/admin/login/", {"username": login, "password": "x"}, REMOTE_ADDR=PROXY).status_code == 200
