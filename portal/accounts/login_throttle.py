@@ -211,6 +211,16 @@ def succeeded(request: HttpRequest, attempt: Attempt, user: Any) -> None:
         )
 
 
+def mailbox_proven(request: HttpRequest, user: Any) -> None:
+    """A password set through the reset mail: this address and browser become known, the account's wait ends.
+
+    The owner's way in from a new place while strangers keep the account's counter waiting."""
+    _clear(f"{_PREFIX}:account:{user.pk}")
+    cache.set(_known_key(user.pk, client_ip_key(request)), 1, settings.LOGIN_THROTTLE_TRUST_DAYS * 86400)
+    if _device(request, user.pk) is None:
+        request.login_throttle_device = (user.pk, secrets.token_urlsafe(12))  # type: ignore[attr-defined]
+
+
 def failed(request: HttpRequest, attempt: Attempt) -> None:
     """The password was wrong: the attempt keeps its place; a stranger's failures are kept for the owner."""
     if attempt.user_id is None or attempt.trusted:

@@ -303,3 +303,25 @@ def test_odd_logins_are_a_form_error_not_a_server_error(db, login):
     status, page = _login(login, "wrong")
     assert status == 200 and "errorlist" in page
     assert Client().post("/admin/login/", {"username": login, "password": "x"}, REMOTE_ADDR=PROXY).status_code == 200
+
+
+def test_the_owner_in_a_new_place_gets_in_by_the_password_reset_mail(db):
+    persona("maya", maintainer=True)
+    for n in range(8):
+        _hammer("maya@example.org", 1, forwarded=f"203.0.113.{n + 1}")
+    traveller = Client()
+    assert THROTTLED in _login("maya@example.org", "maya-password-1", forwarded=ELSEWHERE, client=traveller)[1]
+
+    where = {"REMOTE_ADDR": PROXY, "HTTP_X_FORWARDED_FOR": ELSEWHERE}
+    traveller.post("/accounts/password/reset/", {"email": "maya@example.org"}, **where)
+    link = re.search(r"http://testserver(/accounts/password/reset/key/\S+)", mail.outbox[-1].body)
+    assert link, mail.outbox[-1].body
+    form = traveller.get(link.group(1), follow=True, **where)
+    done = traveller.post(
+        form.redirect_chain[-1][0] if form.redirect_chain else link.group(1),
+        {"password1": "a-Long-new-phrase-42", "password2": "a-Long-new-phrase-42"},
+        **where,
+    )
+    assert done.status_code == 302, done.content.decode()[-1500:]
+    assert traveller.cookies.get(DEVICE_COOKIE)  # this browser proved the mailbox: it is known now
+    assert _login("maya@example.org", "a-Long-new-phrase-42", forwarded=ELSEWHERE, client=traveller)[0] == 302
