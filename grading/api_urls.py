@@ -21,6 +21,16 @@ urlpatterns = [
     ),
     path("registrations/", registration_apis.RegistrationListCreateApi.as_view(), name="api_registrations"),
     path(
+        "registrations/public/",
+        registration_apis.RegistrationPublicListApi.as_view(),
+        name="api_registrations_public",
+    ),
+    path(
+        "registrations/public/<int:registration_id>/",
+        registration_apis.RegistrationPublicDetailApi.as_view(),
+        name="api_registration_public",
+    ),
+    path(
         "registrations/<int:registration_id>/",
         registration_apis.RegistrationDetailApi.as_view(),
         name="api_registration",

@@ -1,7 +1,8 @@
 """Registrations API (SPEC section 9): register a run group before running it, list and read the team's own."""
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
+from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -12,6 +13,8 @@ from grading.models import Registration
 from grading.services.registrations import MAX_REASON, registration_create, withdrawal_request
 from portal.accounts.selectors import signed_in_user
 from portal.api.exception_handler import ApiError
+
+PUBLIC_LIMIT = 500  # the newest public registrations the list answers
 
 
 class AgentSerializer(serializers.Serializer):
@@ -145,3 +148,49 @@ class RegistrationWithdrawalApi(APIView):
             reason=given.validated_data["reason"],
         )
         return Response(WithdrawalSerializer(withdrawal).data, status=status.HTTP_201_CREATED)
+
+
+class EntryUsingSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The board entry's id: /leaderboard/entries/<id>/")
+    submission = serializers.IntegerField()
+    status = serializers.CharField()
+
+
+class PublicRegistrationSerializer(RegistrationSerializer):
+    hosted_run = serializers.SerializerMethodField(help_text="The hosted run that registered itself, if one did")
+    entries = serializers.SerializerMethodField()
+
+    def get_hosted_run(self, obj: Registration) -> int | None:
+        hosted_run = getattr(obj, "hosted_run", None)
+        return hosted_run.pk if hosted_run is not None else None
+
+    @extend_schema_field(EntryUsingSerializer(many=True))
+    def get_entries(self, obj: Registration) -> list[dict]:
+        return selectors.registration_entries(registration=obj)
+
+
+class RegistrationPublicListApi(APIView):
+    """Public registrations: those an entry uses and those past their deadline, newest first, nonce included."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=PublicRegistrationSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        rows = selectors.registrations_public()[:PUBLIC_LIMIT]
+        return Response(PublicRegistrationSerializer(rows, many=True).data)
+
+
+class RegistrationPublicDetailApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses={200: PublicRegistrationSerializer, 404: OpenApiResponse(description="not public")})
+    def get(self, request: Request, registration_id: int) -> Response:
+        registration = selectors.registrations_public().filter(pk=registration_id).first()
+        if registration is None:
+            raise ApiError(
+                status_code=404,
+                code="not_found",
+                message=f"No public registration {registration_id}: a registration is public once an entry uses it "
+                "or its deadline has passed.",
+            )
+        return Response(PublicRegistrationSerializer(registration).data)

@@ -140,7 +140,8 @@ def unnamed_registrations(
 
     Those of the team, agent name and version whose deadline has passed, that no bundle named (a failed upload
     does not count as naming it: nothing of it is on any board), and whose withdrawal a maintainer has not
-    accepted."""
+    accepted. A hosted run's own registration never counts here: the portal ran (or failed to run) those seeds,
+    the team chose none of them."""
     named = Submission.objects.filter(registration=OuterRef("pk")).exclude(status=Submission.Status.FAILED)
     withdrawn = Withdrawal.objects.filter(registration=OuterRef("pk"), status=Withdrawal.Status.ACCEPTED)
     return (
@@ -149,6 +150,7 @@ def unnamed_registrations(
             agent_name=agent_name,
             agent_version=agent_version,
             deadline__lt=now or timezone.now(),
+            hosted_run__isnull=True,
         )
         .exclude(Exists(named))
         .exclude(Exists(withdrawn))
@@ -443,7 +445,7 @@ def public_decisions(*, page: int = 1) -> DecisionsPage:
 
 def registrations_of_team(*, team: Team) -> QuerySet[Registration]:
     """The team's registrations, newest first; their nonces are the team's to see."""
-    return Registration.objects.filter(team=team).select_related("team").prefetch_related("withdrawals")
+    return Registration.objects.filter(team=team).select_related("team", "hosted_run").prefetch_related("withdrawals")
 
 
 def withdrawals_pending(*, viewer: User) -> list[tuple[Withdrawal, bool]]:
@@ -463,3 +465,36 @@ def withdrawals_decided() -> QuerySet[Withdrawal]:
         .select_related("registration__team", "decided_by")
         .order_by("-decided_at", "-pk")
     )
+
+
+def registrations_public() -> QuerySet[Registration]:
+    """The registrations anyone may read, newest first (SPEC section 9): those an entry on the board uses and
+    those whose deadline has passed. Before that a registration, its nonce above all, is its team's only."""
+    used = Submission.objects.filter(registration__isnull=False, board_entry__isnull=False).values("registration")
+    return (
+        Registration.objects.filter(Q(deadline__lte=timezone.now()) | Q(pk__in=used))
+        .select_related("team", "hosted_run")
+        .order_by("-created_at", "-pk")
+    )
+
+
+def registration_public_get(*, registration_id: int) -> Registration:
+    """A public registration, or 404: one not yet public is told apart from none at all by nobody."""
+    registration = registrations_public().filter(pk=registration_id).first()
+    if registration is None:
+        raise Http404(
+            "No public registration with this id: a registration is public once an entry uses it or its "
+            "deadline has passed."
+        )
+    return registration
+
+
+def registration_entries(*, registration: Registration) -> list[dict[str, Any]]:
+    """The board's entries that use the registration: their id, submission and agent, as pages and the API list
+    them."""
+    return [
+        {"id": entry_id, "submission": submission_id, "status": status}
+        for submission_id, entry_id, status in registration.submissions.filter(board_entry__isnull=False)
+        .order_by("pk")
+        .values_list("pk", "board_entry__pk", "status")
+    ]

@@ -85,6 +85,9 @@ class HostedRunSerializer(serializers.Serializer):
     finished_at = serializers.DateTimeField(allow_null=True)
     runs = HostedTaskSerializer(source="task_list", many=True)
     submission_id = serializers.IntegerField(allow_null=True)
+    registration_id = serializers.IntegerField(
+        allow_null=True, help_text="The registration the run made for itself; its nonce heads each run.log"
+    )
     url = serializers.SerializerMethodField()
 
     def get_env(self, obj: HostedRun) -> list[str]:

@@ -36,6 +36,14 @@ class HostedRun(models.Model):
     submission = models.OneToOneField(
         "grading.Submission", on_delete=models.SET_NULL, null=True, blank=True, related_name="hosted_run"
     )
+    registration = models.OneToOneField(
+        "grading.Registration",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="hosted_run",
+        help_text="The registration the run made for itself when it was asked for; its nonce heads each run.log",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

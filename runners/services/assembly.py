@@ -81,6 +81,8 @@ def hosted_manifest(*, hosted_run: HostedRun, tasks: list[HostedTask]) -> dict[s
         # By construction: the agent's only oracle was the format check, nobody intervened.
         "disclosures": {"test_set_feedback": False, "human_assistance": False},
         "notes": hosted_run.notes,
+        # The registration the run made for itself: every (competition, seed) of it counts (SPEC section 9).
+        **({"registration": hosted_run.registration_id} if hosted_run.registration_id else {}),
         "hosted_run": {
             "id": hosted_run.pk,
             "image": hosted_run.image,
@@ -105,6 +107,7 @@ def _write_bundle(*, hosted_run: HostedRun, tasks: list[HostedTask], root: Path)
         if task.archive_path:
             unpacked += _unpack_collected(task=task, into=folder)
         _write_format_checks(task=task, into=folder)
+        _write_nonce_log(task=task, into=folder)
         made = (folder / "submission" / "submission.csv").is_file()
         metadata_runs[run_id] = {"seed": task.seed, "success": made and task.status == HostedTask.Status.DONE}
     (group / "metadata.json").write_text(
@@ -119,6 +122,16 @@ def _write_bundle(*, hosted_run: HostedRun, tasks: list[HostedTask], root: Path)
     )
     (root / "manifest.json").write_text(json.dumps(hosted_manifest(hosted_run=hosted_run, tasks=tasks), indent=2))
     return unpacked
+
+
+def _write_nonce_log(*, task: HostedTask, into: Path) -> None:
+    """A task that left no run.log (it never started, or its archive was unusable) is still one of the
+    registered runs, a failed one: its run.log is the portal's, the nonce first and why nothing is there."""
+    registration = task.hosted_run.registration
+    if registration is None or (into / "run.log").exists():
+        return
+    why = f"[the portal collected no output of this run: {task.status}{': ' + task.reason if task.reason else ''}]"
+    (into / "run.log").write_text(f"{registration.nonce}\n{why}\n")
 
 
 def _write_format_checks(*, task: HostedTask, into: Path) -> None:
@@ -163,7 +176,7 @@ def hosted_run_assemble(*, hosted_run_id: int) -> HostedRun:
         reason="assembling the bundle",
         where=Q(submission__isnull=True),
     )
-    run = HostedRun.objects.select_related("team", "benchmark", "created_by").get(pk=hosted_run_id)
+    run = HostedRun.objects.select_related("team", "benchmark", "created_by", "registration").get(pk=hosted_run_id)
     if not claimed:
         return run
     try:
@@ -188,7 +201,9 @@ def _assembly_failed(run: HostedRun, reason: str) -> None:
 
 
 def _assemble(run: HostedRun) -> HostedRun:
-    tasks = list(run.tasks.select_related("competition", "hosted_run").order_by("competition__slug", "seed"))
+    tasks = list(
+        run.tasks.select_related("competition", "hosted_run__registration").order_by("competition__slug", "seed")
+    )
     with tempfile.TemporaryDirectory(prefix=f"hosted-{run.pk}-") as scratch:
         root = Path(scratch) / "bundle"
         if not _write_bundle(hosted_run=run, tasks=tasks, root=root):

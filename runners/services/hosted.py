@@ -14,7 +14,8 @@ from competitions.selectors import current_benchmark
 from grading.bundles.errors import BundleError
 from grading.bundles.manifest import SCHEMA, parse_manifest
 from grading.engine.tiers import SPLITS
-from grading.models import Submission
+from grading.models import Registration, Submission
+from grading.services.registrations import registration_create
 from portal.accounts.models import Team
 from portal.quotas import QUOTA_WINDOW, daily_quota_full
 from portal.refusals import Refused
@@ -155,6 +156,30 @@ def _check_quota(team: Team, user: User) -> None:
     )
 
 
+def _registration_for(
+    *, team: Team, user: User, request: HostedRunRequest, competitions: list[Competition]
+) -> Registration:
+    """A hosted run registers itself (SPEC section 9): the agent as its manifest will name it, its competitions
+    and seeds, the image's digest when the reference pins one. Its nonce heads each task's run.log."""
+    name, _, tag = request.image.partition(":")
+    agent = {"name": name, "version": tag or "latest", **request.agent}
+    digest = re.search(r"@(sha256:[0-9a-f]{64})$", request.image)
+    try:
+        return registration_create(
+            team=team,
+            user=user,
+            agent_name=str(agent["name"]),
+            agent_version=str(agent["version"]),
+            seeds=request.seeds,
+            # The whole split by name; a trial's part of it by its competitions.
+            split="" if request.competitions else request.split,
+            competitions=[c.slug for c in competitions] if request.competitions else (),
+            image=digest.group(1) if digest else "",
+        )
+    except Refused as exc:  # e.g. more seeds than BUNDLE_MAX_SEEDS: the run could not be held to them
+        raise HostedRunRefused(status=exc.status, code=exc.code, message=exc.message, field=exc.field) from None
+
+
 def hosted_run_create(*, team: Team, user: User, request: HostedRunRequest) -> HostedRun:
     """Record the request and queue one task per (competition, seed). Refused requests leave nothing."""
     _validate(request)
@@ -193,6 +218,7 @@ def hosted_run_create(*, team: Team, user: User, request: HostedRunRequest) -> H
             notes=request.notes,
             env_names=sorted(request.env),
             env_encrypted=env_encrypt(dict(request.env)),
+            registration=_registration_for(team=team, user=user, request=request, competitions=competitions),
         )
         now = timezone.now()
         tasks = HostedTask.objects.bulk_create(

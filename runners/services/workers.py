@@ -197,7 +197,11 @@ def task_claim(
         )
     with transaction.atomic():
         worker = GpuWorker.objects.select_for_update().get(pk=worker.pk)  # one claim at a time per worker
-        task = HostedTask.objects.select_related("hosted_run", "competition__pack").filter(pk=task_id).first()
+        task = (
+            HostedTask.objects.select_related("hosted_run__registration", "competition__pack")
+            .filter(pk=task_id)
+            .first()
+        )
         if task is None or task.status != T.QUEUED or task.attempt != attempt:
             raise WorkerRefused(
                 status=409, code="not_queued", message=f"task {task_id} attempt {attempt} is not queued"
@@ -254,6 +258,10 @@ def task_claim(
         "shm_gb": settings.HOSTED_SHM_GB,
         "network": settings.HOSTED_ALLOW_NETWORK,
         "max_output_bytes": settings.HOSTED_MAX_OUTPUT_BYTES,
+        # The run's registration: the worker writes its nonce as the first line of run.log (SPEC section 9).
+        "registration": (
+            {"id": run.registration.pk, "nonce": run.registration.nonce} if run.registration is not None else None
+        ),
         "public_data": {
             "url": public_data_url(task.competition.slug),
             "sha256": pack.public_sha256,

@@ -265,10 +265,27 @@ def _run(
                 task.handle.kill()
                 task.stopped = time.monotonic()
                 task.handle.save_output(home / "run.log")
+        nonce_first(home / "run.log", (raw_spec.get("registration") or {}).get("nonce") or "")
         return _collect(verdict, paths, archive, spec, task.secrets)
     except Exception as exc:
         log.exception("task %s attempt %s: the worker could not run it", task.task_id, task.attempt)
         return Verdict("failed", None, f"the worker could not run the task: {exc}"), None
+
+
+def nonce_first(run_log: Path, nonce: str) -> None:
+    """The hosted run's registration nonce as the first line of run.log (SPEC section 9), the agent's output
+    after it; a run.log of the nonce alone when the agent left no output. Nothing without a registration."""
+    if not nonce:
+        return
+    agent_output = run_log.with_name("run.log.agent")
+    if run_log.exists():
+        run_log.rename(agent_output)
+    with run_log.open("wb") as target:
+        target.write(nonce.encode() + b"\n")
+        if agent_output.exists():
+            with agent_output.open("rb") as source:
+                shutil.copyfileobj(source, target, 1 << 20)
+    agent_output.unlink(missing_ok=True)
 
 
 def without_folders(text: str, config: WorkerConfig) -> str:

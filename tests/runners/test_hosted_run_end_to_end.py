@@ -100,7 +100,17 @@ def test_a_hosted_run_with_the_process_backend_is_graded_and_published_as_verifi
     run = _ask(alice_api, gpus_per_run=1)
     submission = _published(run, worker.output)
     _assert_graded_and_verified(run, submission, worker, alice_api)
+    # The run registered itself; the worker wrote the nonce as run.log's first line, so the run is part of it.
     run.refresh_from_db()
+    assert submission.registration_id == run.registration_id and submission.manifest["registration"]
+    from grading.services.submissions import submission_folder
+
+    (log,) = (submission_folder(submission) / "bundle").rglob("run.log")
+    assert log.read_text().splitlines()[0] == run.registration.nonce
+    assert not submission.flags.filter(code="registration").exists()
+    # Its entry uses the registration: public now, the nonce with it.
+    public = alice_api.get(f"/api/v1/registrations/public/{run.registration_id}/").json()
+    assert public["nonce"] == run.registration.nonce and public["entries"]
     wait_until(lambda: hosted_watchdog()["done"] or HostedRun.objects.get(pk=run.pk).status == "done", "done")
 
 
