@@ -120,6 +120,13 @@ def withdrawal_request(*, team: Team, user: User | None, registration_id: int, r
         registration = Registration.objects.select_for_update().filter(pk=registration_id, team=team).first()
         if registration is None:
             raise Refused(status=404, code="not_found", message=f"Your team has no registration {registration_id}.")
+        if getattr(registration, "hosted_run", None) is not None:
+            raise Refused(
+                status=409,
+                code="registration_hosted",
+                message=f"Registration {registration_id} is a hosted run's own: the portal runs it as registered, "
+                "and it never counts as unreported seeds. There is nothing to withdraw.",
+            )
         if _named(registration):
             raise Refused(
                 status=409,

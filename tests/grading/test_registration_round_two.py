@@ -274,3 +274,25 @@ def test_an_entry_with_an_unnamed_registration_verifies_with_the_client(
     found = client_cli.rows(done.stdout)
     assert {result for result, _ in found.values()} == {"ok"}
     assert "(5 seeds," in found["low, all competitions: figures"][1]
+
+
+def test_the_withdrawals_page_is_for_maintainers_and_unknown_ids_are_404(client, maintainer, alice):
+    assert client.get("/review/withdrawals/").status_code == 403
+    assert client.post("/review/withdrawals/1/decision/", {}).status_code == 403
+    client.force_login(maintainer)
+    assert "No withdrawal is waiting." in client.get("/review/withdrawals/").content.decode()
+    form = {"withdrawal-999-decision": "accept", "withdrawal-999-reason": "fine"}
+    assert client.post("/review/withdrawals/999/decision/", form).status_code == 404
+    answer = api_client_for(alice).post("/api/v1/registrations/999/withdrawal/", {"reason": "x"}, format="json")
+    assert answer.status_code == 404 and answer.json()["error"]["code"] == "not_found"
+
+
+def test_a_hosted_runs_registration_cannot_be_withdrawn(registry_with_packs, alice_api):
+    from tests.runners.builders import hosted_body
+
+    asked = alice_api.post("/api/v1/hosted-runs/", hosted_body(seeds=2), format="json")
+    assert asked.status_code == 202, asked.content
+    registration = Registration.objects.get(hosted_run__pk=asked.json()["id"])
+    answer = alice_api.post(f"/api/v1/registrations/{registration.pk}/withdrawal/", {"reason": "x"}, format="json")
+    assert answer.status_code == 409 and answer.json()["error"]["code"] == "registration_hosted"
+    assert not Withdrawal.objects.exists()
