@@ -35,6 +35,11 @@ urlpatterns = [
         registration_apis.RegistrationDetailApi.as_view(),
         name="api_registration",
     ),
+    path(
+        "registrations/<int:registration_id>/withdrawal/",
+        registration_apis.RegistrationWithdrawalApi.as_view(),
+        name="api_registration_withdrawal",
+    ),
     path("decisions/", review_apis.DecisionListApi.as_view(), name="api_decisions"),
     path("engine/", apis.EngineApi.as_view(), name="api_engine"),
     path("review/flags/", review_apis.ReviewFlagListApi.as_view(), name="api_review_flags"),

@@ -24,6 +24,22 @@ class DecisionForm(forms.Form):
         return " ".join(str(error) for errors in self.errors.values() for error in errors)
 
 
+class WithdrawalDecisionForm(forms.Form):
+    decision = forms.ChoiceField(
+        choices=[("accept", "accept: its seeds no longer count as failures"), ("refuse", "refuse")],
+        widget=forms.RadioSelect,
+        error_messages={"required": "Choose accept or refuse: none is made for you."},
+    )
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}),
+        max_length=4000,
+        error_messages={"required": "Give a reason for the decision."},
+    )
+
+    def problems(self) -> str:
+        return " ".join(str(error) for errors in self.errors.values() for error in errors)
+
+
 class TeamAnswerForm(forms.Form):
     text = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=4000, label="Your answer")
 

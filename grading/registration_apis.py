@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 from grading import selectors
 from grading.apis import _team_for_upload
 from grading.models import Registration
-from grading.services.registrations import registration_create
+from grading.services.registrations import MAX_REASON, registration_create, withdrawal_request
 from portal.accounts.selectors import signed_in_user
 from portal.api.exception_handler import ApiError
 
@@ -45,9 +45,28 @@ class RegistrationSerializer(serializers.Serializer):
     nonce = serializers.CharField(help_text="Write it into each run's log before the run writes its submission")
     deadline = serializers.DateTimeField()
     created_at = serializers.DateTimeField()
+    withdrawal = serializers.SerializerMethodField(help_text="The latest withdrawal asked for; null: none")
 
     def get_agent(self, obj: Registration) -> dict:
         return {"name": obj.agent_name, "version": obj.agent_version}
+
+    def get_withdrawal(self, obj: Registration) -> dict | None:
+        found = max(obj.withdrawals.all(), key=lambda w: (w.requested_at, w.pk), default=None)
+        return WithdrawalSerializer(found).data if found is not None else None
+
+
+class WithdrawalInputSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=MAX_REASON, help_text="Why; public once a maintainer accepts it")
+
+
+class WithdrawalSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    registration = serializers.IntegerField(source="registration_id")
+    reason = serializers.CharField()
+    status = serializers.CharField(help_text="pending, accepted or refused")
+    requested_at = serializers.DateTimeField()
+    decided_at = serializers.DateTimeField(allow_null=True)
+    decision_reason = serializers.CharField(help_text="The maintainer's reason; empty while pending")
 
 
 def _first_error(errors: object, prefix: str = "") -> tuple[str, str]:
@@ -101,6 +120,34 @@ class RegistrationDetailApi(APIView):
                 status_code=404, code="not_found", message=f"Your team has no registration {registration_id}."
             )
         return Response(RegistrationSerializer(registration).data)
+
+
+class RegistrationWithdrawalApi(APIView):
+    @extend_schema(
+        request=WithdrawalInputSerializer,
+        responses={
+            201: WithdrawalSerializer,
+            400: OpenApiResponse(description="no reason"),
+            404: OpenApiResponse(description="not a registration of your team"),
+            409: OpenApiResponse(description="named by a bundle, or a withdrawal already pending or accepted"),
+        },
+        description="Ask to withdraw a registration of your team, saying why. A maintainer accepts or refuses it "
+        "(/review/withdrawals/); once accepted its unreported seeds no longer count as failures and the reason is "
+        "public on the entries of that agent and version.",
+    )
+    def post(self, request: Request, registration_id: int) -> Response:
+        team = _team_for_upload(request)
+        given = WithdrawalInputSerializer(data=request.data)
+        if not given.is_valid():
+            field, message = _first_error(given.errors)
+            raise ApiError(status_code=400, code="invalid", message=f"{field}: {message}", details={"field": field})
+        withdrawal = withdrawal_request(
+            team=team,
+            user=signed_in_user(request.user),
+            registration_id=registration_id,
+            reason=given.validated_data["reason"],
+        )
+        return Response(WithdrawalSerializer(withdrawal).data, status=status.HTTP_201_CREATED)
 
 
 class EntryUsingSerializer(serializers.Serializer):

@@ -25,6 +25,12 @@ urlpatterns = [
     path("review/submissions/<int:submission_id>/", views.review_submission, name="review_submission"),
     path("review/submissions/<int:submission_id>/decision/", views.review_entry_decide, name="review_entry_decide"),
     path("review/flags/<int:flag_id>/decision/", views.review_flag_decide, name="review_flag_decide"),
+    path("review/withdrawals/", views.review_withdrawals, name="review_withdrawals"),
+    path(
+        "review/withdrawals/<int:withdrawal_id>/decision/",
+        views.review_withdrawal_decide,
+        name="review_withdrawal_decide",
+    ),
     path("review/regrade-all/", views.regrade_all_view, name="regrade_all"),
     path("downloads/engine/<str:name>", views.engine_download, name="engine_download"),
 ]

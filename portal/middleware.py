@@ -53,3 +53,16 @@ class PublicErrorPagesMiddleware:
         if settings.DEBUG and isinstance(exception, Http404):
             return views.page_not_found(request, exception)
         return None
+
+
+class PermissionsPolicyMiddleware:
+    """Permissions-Policy, which Django's SecurityMiddleware does not send: PERMISSIONS_POLICY, or none when empty."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if settings.PERMISSIONS_POLICY and "Permissions-Policy" not in response:
+            response["Permissions-Policy"] = settings.PERMISSIONS_POLICY
+        return response

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
 
 from portal.env import (
     database_from_url,
@@ -21,7 +22,6 @@ from portal.env import (
     env_list,
     env_rate,
     env_str,
-    parse_rate,
     redis_url,
 )
 from portal.private_files import private_file, private_folder
@@ -98,6 +98,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost, so that the error pages the next one puts in place carry the same headers.
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "portal.middleware.PermissionsPolicyMiddleware",
     "portal.middleware.PublicErrorPagesMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -108,6 +111,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    "portal.accounts.login_throttle.DeviceCookieMiddleware",
     "leaderboard.middleware.BoardHistoryHeadMiddleware",
 ]
 
@@ -285,15 +289,32 @@ ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
 ACCOUNT_EMAIL_VERIFICATION = env_choice("ACCOUNT_EMAIL_VERIFICATION", "optional", ("none", "optional", "mandatory"))
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_ADAPTER = "portal.accounts.adapter.AccountAdapter"
-# Failed logins count per account (whatever the address) and per client address (whatever the account),
-# in the cache; a success takes its attempt back. Behind a proxy the client address needs TRUSTED_PROXY_COUNT,
-# else every visitor shares the proxy's address and one of them could lock all the others out.
-LOGIN_FAILURES_PER_ACCOUNT = env_rate("LOGIN_FAILURES_PER_ACCOUNT", "5/5m")
-LOGIN_FAILURES_PER_IP = env_rate("LOGIN_FAILURES_PER_IP", "10/m")
-_per_ip, _per_account = parse_rate(LOGIN_FAILURES_PER_IP), parse_rate(LOGIN_FAILURES_PER_ACCOUNT)
-ACCOUNT_RATE_LIMITS = {  # allauth's spelling: count/window/what is counted ("key" is the email address)
-    "login_failed": f"{_per_ip[0]}/{_per_ip[1]}s/ip,{_per_account[0]}/{_per_account[1]}s/key",
-}
+# Password logins wait, never lock (portal/accounts/login_throttle.py, README "Login throttling"): per client
+# address, and per account for addresses and browsers it has not been used from, the first attempts are free,
+# then each makes the next wait, doubling from the first delay up to the maximum; failures are forgotten a while
+# after the last. Behind a proxy the client address needs TRUSTED_PROXY_COUNT, else every visitor shares the
+# proxy's address. The counters live in the cache (Redis with REDIS_URL).
+LOGIN_THROTTLE_FREE_PER_ADDRESS = env_int("LOGIN_THROTTLE_FREE_PER_ADDRESS", 10, minimum=1)
+LOGIN_THROTTLE_FREE_PER_ACCOUNT = env_int("LOGIN_THROTTLE_FREE_PER_ACCOUNT", 5, minimum=1)
+LOGIN_THROTTLE_FIRST_DELAY_SECONDS = env_int("LOGIN_THROTTLE_FIRST_DELAY_SECONDS", 2, minimum=1)
+LOGIN_THROTTLE_MAX_DELAY_SECONDS = env_int("LOGIN_THROTTLE_MAX_DELAY_SECONDS", 900, minimum=1)
+LOGIN_THROTTLE_FORGET_SECONDS = env_int("LOGIN_THROTTLE_FORGET_SECONDS", 24 * 3600, minimum=60)
+# How long an address or browser that logged in to an account stays known to it (and skips strangers' waits).
+LOGIN_THROTTLE_TRUST_DAYS = env_int("LOGIN_THROTTLE_TRUST_DAYS", 90, minimum=1)
+if LOGIN_THROTTLE_MAX_DELAY_SECONDS < LOGIN_THROTTLE_FIRST_DELAY_SECONDS:
+    raise ImproperlyConfigured(
+        f"LOGIN_THROTTLE_MAX_DELAY_SECONDS={LOGIN_THROTTLE_MAX_DELAY_SECONDS} must be at least "
+        f"LOGIN_THROTTLE_FIRST_DELAY_SECONDS={LOGIN_THROTTLE_FIRST_DELAY_SECONDS}"
+    )
+for _old in ("LOGIN_FAILURES_PER_ACCOUNT", "LOGIN_FAILURES_PER_IP"):
+    if env_str(_old):
+        raise ImproperlyConfigured(
+            f"{_old} is no longer read: logins are throttled with growing delays, not locked; "
+            "see LOGIN_THROTTLE_* in the README"
+        )
+# allauth's own limits: its "login_failed" lockout is replaced by the throttle above (never consumed); the rest
+# (login posts per address, signups, password resets) stay.
+ACCOUNT_RATE_LIMITS = {"login_failed": False}
 LOGIN_REDIRECT_URL = "team"
 ACCOUNT_LOGOUT_REDIRECT_URL = "home"
 AUTH_PASSWORD_VALIDATORS = [
@@ -476,5 +497,33 @@ if not DEBUG:
     SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
     CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-    SECURE_CONTENT_TYPE_NOSNIFF = True
 CSRF_FAILURE_VIEW = "portal.views.csrf_failure"
+
+# Security headers (README "Security headers"). Scripts only from the portal's own origin and never inline
+# (templates load static/js files; data for them travels in <script type="application/json">); styles may be
+# inline (plotly.js and the API docs set them); nothing may frame the portal.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF, CSP.UNSAFE_INLINE],
+    "img-src": [CSP.SELF, "data:"],
+    "font-src": [CSP.SELF, "data:"],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
+X_FRAME_OPTIONS = "DENY"
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+PERMISSIONS_POLICY = env_str(
+    "PERMISSIONS_POLICY",
+    "accelerometer=(), camera=(), geolocation=(), gyroscope=(), magnetometer=(), microphone=(), payment=(), usb=()",
+)
+# HSTS goes only on requests that came over TLS (SECURE_PROXY_SSL_HEADER above, set by the proxy): a year by
+# default with DEBUG off; 0 turns it off.
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 365 * 24 * 3600, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)

@@ -29,7 +29,7 @@ from grading import queue
 from grading.bundles.bundle import Bundle, read_bundle
 from grading.bundles.errors import BundleError
 from grading.bundles.limits import Limits
-from grading.models import Registration, Run, Submission
+from grading.models import Registration, Run, Submission, Withdrawal
 from grading.services import scheduling
 from grading.services.submissions import (
     SubmissionRefused,
@@ -118,6 +118,15 @@ def _registration_named(bundle: Bundle, team: Team, origin: str) -> Registration
             "registration_unknown",
             f"manifest.json: 'registration' is {wanted}, which is not a registration of {team.name}; use the id "
             "that POST /api/v1/registrations/ (or mleportal register) gave your team, or leave the key out",
+            {"key": "registration", "got": wanted},
+        )
+    withdrawal = registration.withdrawals.filter(status=Withdrawal.Status.ACCEPTED).first()
+    if withdrawal is not None:
+        raise BundleError(
+            "registration_withdrawn",
+            f"manifest.json: registration {wanted} was withdrawn (a maintainer accepted your team's request on "
+            f"{withdrawal.decided_at:%Y-%m-%d}), so no bundle may claim its seeds. Register again (mleportal "
+            "register) before running, and name the new registration",
             {"key": "registration", "got": wanted},
         )
     hosted_run = getattr(registration, "hosted_run", None)

@@ -1,8 +1,10 @@
 from typing import Any
 
 from django import forms
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.db.models import QuerySet
 
+from portal.accounts import login_throttle
 from portal.accounts.models import Team
 
 
@@ -21,3 +23,26 @@ class TokenCreateForm(forms.Form):
     def __init__(self, *args: Any, teams: QuerySet[Team], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["team"].queryset = teams  # type: ignore[attr-defined]
+
+
+class ThrottledAdminLoginForm(AdminAuthenticationForm):
+    """The admin's login, under the same login throttle as allauth's (portal/accounts/login_throttle.py)."""
+
+    def clean(self) -> dict[str, Any]:
+        username, password = self.cleaned_data.get("username"), self.cleaned_data.get("password")
+        if username is None or not password or self.request is None:
+            return super().clean()
+        try:
+            attempt = login_throttle.begin(self.request, username)
+        except login_throttle.LoginThrottled as refused:
+            raise forms.ValidationError(refused.message, code="login_throttled") from None
+        try:
+            cleaned = super().clean()
+        except forms.ValidationError:
+            if self.user_cache is None:
+                login_throttle.failed(self.request, attempt)
+            else:  # the password was right; the account may not use the admin
+                login_throttle.succeeded(self.request, attempt, self.user_cache)
+            raise
+        login_throttle.succeeded(self.request, attempt, self.user_cache)
+        return cleaned

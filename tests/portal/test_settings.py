@@ -36,7 +36,12 @@ def _start(tmp_path, **env) -> subprocess.CompletedProcess:
         ({"STORAGE_BACKEND": "ftp"}, "STORAGE_BACKEND='ftp' is not one of: local, s3"),
         ({"SECRET_KEY_FILE": "/nonexistent/key"}, "SECRET_KEY_FILE='/nonexistent/key' cannot be read"),
         ({"API_RATE_UPLOADS": "lots"}, "API_RATE_UPLOADS='lots' is not a rate; use REQUESTS/WINDOW"),
-        ({"LOGIN_FAILURES_PER_ACCOUNT": "0/m"}, "LOGIN_FAILURES_PER_ACCOUNT='0/m' is not a rate"),
+        ({"LOGIN_FAILURES_PER_ACCOUNT": "5/5m"}, "LOGIN_FAILURES_PER_ACCOUNT is no longer read: logins are throttled"),
+        ({"LOGIN_THROTTLE_FREE_PER_ADDRESS": "0"}, "LOGIN_THROTTLE_FREE_PER_ADDRESS=0 is too small"),
+        (
+            {"LOGIN_THROTTLE_FIRST_DELAY_SECONDS": "60", "LOGIN_THROTTLE_MAX_DELAY_SECONDS": "30"},
+            "LOGIN_THROTTLE_MAX_DELAY_SECONDS=30 must be at least LOGIN_THROTTLE_FIRST_DELAY_SECONDS=60",
+        ),
         ({"TRUSTED_PROXY_COUNT": "-1"}, "TRUSTED_PROXY_COUNT=-1 is too small"),
         ({"SUBMISSION_DAILY_QUOTA_PER_USER": "many"}, "SUBMISSION_DAILY_QUOTA_PER_USER='many' is not an integer"),
         ({"HOSTED_RUNS_DAILY_QUOTA_PER_USER": "-1"}, "HOSTED_RUNS_DAILY_QUOTA_PER_USER=-1 is too small"),
@@ -78,19 +83,20 @@ def test_login_limits_api_rates_and_the_proxy_come_from_the_environment(tmp_path
         {
             "PORTAL_DATA_DIR": str(tmp_path / "data"),
             "DJANGO_SETTINGS_MODULE": "portal.settings",
-            "LOGIN_FAILURES_PER_ACCOUNT": "3/15m",
-            "LOGIN_FAILURES_PER_IP": "20/m",
+            "LOGIN_THROTTLE_FREE_PER_ACCOUNT": "3",
+            "LOGIN_THROTTLE_MAX_DELAY_SECONDS": "600",
             "API_RATE_UPLOADS": "5/h",
             "TRUSTED_PROXY_COUNT": "1",
         }
     )
     script = (
         "import django; django.setup(); from django.conf import settings as s; "
-        "print(s.ACCOUNT_RATE_LIMITS['login_failed'], s.API_RATE_UPLOADS, s.API_RATE_AUTHENTICATED, "
+        "print(s.LOGIN_THROTTLE_FREE_PER_ACCOUNT, s.LOGIN_THROTTLE_MAX_DELAY_SECONDS, "
+        "s.API_RATE_UPLOADS, s.API_RATE_AUTHENTICATED, "
         "s.TRUSTED_PROXY_COUNT, s.REST_FRAMEWORK['NUM_PROXIES'])"
     )
     result = subprocess.run(
         [sys.executable, "-c", script], cwd=REPO, env=full_env, capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["20/60s/ip,3/900s/key", "5/h", "300/m", "1", "1"]
+    assert result.stdout.split() == ["3", "600", "5/h", "300/m", "1", "1"]
