@@ -278,6 +278,9 @@ def nonce_first(run_log: Path, nonce: str) -> None:
     if not nonce:
         return
     agent_output = run_log.with_name("run.log.agent")
+    agent_output.unlink(missing_ok=True)  # the worker's name: whatever the agent left there is not its output
+    if run_log.is_symlink():  # never read through a link the agent made
+        run_log.unlink()
     if run_log.exists():
         run_log.rename(agent_output)
     with run_log.open("wb") as target:

@@ -123,6 +123,14 @@ def test_the_worker_writes_the_nonce_first_in_run_log(tmp_path: Path):
     missing.parent.mkdir()
     nonce_first(missing, "cd" * 16)  # the agent never started: run.log holds the nonce alone
     assert missing.read_bytes() == b"cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd\n"
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (tmp_path / "host-file").write_text("not the agent's")
+    (linked / "run.log").symlink_to(tmp_path / "host-file")
+    (linked / "run.log.agent").symlink_to(tmp_path / "host-file")
+    nonce_first(linked / "run.log", "ef" * 16)  # links the agent made are never read through
+    assert (linked / "run.log").read_bytes() == b"efefefefefefefefefefefefefefefef\n"
+    assert not (linked / "run.log").is_symlink() and sorted(p.name for p in linked.iterdir()) == ["run.log"]
     untouched = tmp_path / "plain.log"
     untouched.write_bytes(b"x")
     nonce_first(untouched, "")  # a run without a registration (asked for before they existed)
