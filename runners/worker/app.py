@@ -61,7 +61,14 @@ def make_backend(config: WorkerConfig) -> Backend:
         # The label names this worker's containers without giving the token away.
         return DockerBackend(worker_label=hashlib.sha256(config.token.encode()).hexdigest()[:16])
     try:
-        return ProcessBackend(agents_dir=config.agents_dir, sandbox=config.process_sandbox, agent_uid=config.agent_uid)
+        return ProcessBackend(
+            agents_dir=config.agents_dir,
+            sandbox=config.process_sandbox,
+            agent_uid=config.agent_uid,
+            max_processes=config.max_processes,
+            cpus=config.cpus,
+            memory_gb=config.memory_gb,
+        )
     except BackendError as exc:  # no sandbox to be had here: the worker does not start, and says why
         raise ConfigError(str(exc)) from None
 

@@ -105,6 +105,7 @@ class WorkerConfig:
     agents_dir: Path
     process_sandbox: str = "bwrap"
     agent_uid: int = 60100
+    max_processes: int = 4096
     portal_wait_seconds: float = 120.0
     version: str = "unknown"
 
@@ -137,6 +138,7 @@ class WorkerConfig:
             agents_dir=Path(_str(env, "RUNNER_PROCESS_AGENTS_DIR", str(REPO_DIR / "runners" / "agents"))).resolve(),
             process_sandbox=_choice(env, "RUNNER_PROCESS_SANDBOX", "bwrap", SANDBOXES),
             agent_uid=_number(env, "RUNNER_PROCESS_AGENT_UID", 60100, int, 1),
+            max_processes=_number(env, "RUNNER_MAX_PROCESSES", 4096, int, 16),
             portal_wait_seconds=_number(env, "RUNNER_PORTAL_WAIT_SECONDS", 120.0, float, 0.0),
             version=_version(),
         )

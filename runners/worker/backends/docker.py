@@ -93,7 +93,7 @@ def container_options(spec: RunSpec, paths: RunPaths) -> dict[str, Any]:
             _bind(paths.validate_script, VALIDATE_SCRIPT, read_only=True),
         ],
         "security_opt": ["no-new-privileges"],
-        "pids_limit": PIDS_LIMIT,
+        "pids_limit": min(spec.processes, PIDS_LIMIT) if spec.processes > 0 else PIDS_LIMIT,
         "labels": {"portal.task": str(spec.task_id), "portal.attempt": str(spec.attempt)},
         "log_config": LogConfig(
             type=LogConfig.types.JSON, config={"max-size": LOG_MAX_SIZE, "max-file": str(LOG_MAX_FILES)}
@@ -212,6 +212,21 @@ class DockerHandle:
         size = int(rows[0].get("SizeRw") or 0) if rows else (self._written[1] if self._written else 0)
         self._written = (now, size)
         return size
+
+    def over_limit(self) -> str | None:
+        """The engine enforces pids_limit, mem_limit and shm_size itself (cgroups): a fork bomb stops at its
+        limit, a memory hog is killed by the kernel (exit_reason says so)."""
+        return None
+
+    def exit_reason(self, code: int) -> str | None:
+        if code == 0:
+            return None
+        state = self._container.attrs.get("State", {})
+        if state.get("OOMKilled"):
+            limit = int(self._container.attrs.get("HostConfig", {}).get("Memory") or 0)
+            shown = f" of {limit / GIB:.3g} GiB" if limit else ""
+            return f"the agent exited with code {code}: the kernel killed it for using more than its memory{shown}"
+        return None
 
     def kill(self) -> None:
         try:

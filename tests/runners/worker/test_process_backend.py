@@ -299,14 +299,14 @@ def test_it_kills_what_an_agent_left_running_when_it_exits(backend, paths, add_a
         time.sleep(0.05)
 
 
-def test_written_bytes_counts_its_output_home_and_tmp_but_not_the_collected_folders(backend, paths, add_agent) -> None:
+def test_written_bytes_counts_its_output_and_home_but_not_the_collected_folders(backend, paths, add_agent) -> None:
     add_agent("writer", 'head -c 1000 /dev/zero\nhead -c 500 /dev/zero > "$HOME/scratch"\n'
               'head -c 300 /dev/zero > /tmp/scratch\n'
               'head -c 700 /dev/zero > "$CODE_DIR/counted-elsewhere"\n')  # fmt: skip
     handle = backend.start(make_spec("writer"), paths)
     assert wait_exit(handle) == 0, handle.output_tail()
 
-    assert handle.written_bytes() == 1800
+    assert handle.written_bytes() == 1500  # /tmp is a tmpfs of a fixed size (test_sandbox_limits.py)
 
 
 def test_remove_deletes_its_output_and_sandbox_and_frees_its_uid(backend, paths, add_agent) -> None:
