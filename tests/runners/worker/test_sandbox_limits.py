@@ -55,11 +55,13 @@ def test_a_fork_bomb_ends_its_own_task_with_the_reason_while_another_task_goes_o
     steady_paths = make_paths(tmp_path / "steady" / "task")
     steady = backend.start(dataclasses.replace(make_spec("steady"), task_id=2), steady_paths)
     paths = make_paths(tmp_path / "bomb" / "task")
-    handle = backend.start(spec_with("bomb", processes=64), paths)
+    handle = backend.start(spec_with("bomb", processes=64, max_output_bytes=10 * MIB), paths)
     task = Registry().add(1, 2, {})
     task.started = time.monotonic()
     try:
-        verdict = supervise(handle, task, spec_with("bomb", processes=64), paths, poll_seconds=0.05)
+        verdict = supervise(
+            handle, task, spec_with("bomb", processes=64, max_output_bytes=10 * MIB), paths, poll_seconds=0.05
+        )
         assert verdict.status == "failed"
         assert "reached its limit of 64 processes and threads" in verdict.reason
         assert wait_exit(steady) == 0, steady.output_tail()
