@@ -12,6 +12,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from runners.envnames import operator_allowed
+
 BACKENDS = ("process", "docker")
 SANDBOXES = ("bwrap", "off")  # the process backend's: bubblewrap, or none (trusted agents only)
 REPO_DIR = Path(__file__).resolve().parent.parent.parent
@@ -123,6 +125,10 @@ class WorkerConfig:
                 "`python manage.py issue_worker_token --name NAME`"
             )
         backend = _choice(env, "RUNNER_BACKEND", "process", BACKENDS)
+        try:
+            operator_allowed(env)  # the team variables this worker passes on beyond runners/envnames.py's list
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
         return cls(
             portal_url=portal_url.rstrip("/"),
             token=token,

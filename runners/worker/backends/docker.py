@@ -21,7 +21,7 @@ from docker.errors import APIError, DockerException, ImageNotFound, NotFound
 from docker.models.containers import Container
 from docker.types import DeviceRequest, LogConfig, Mount
 
-from runners.envnames import team_variables
+from runners.envnames import EnvRefused, team_variables
 from runners.worker.backends.base import (
     AGENT_DIR,
     CODE_DIR,
@@ -53,9 +53,13 @@ GIB = 1024**3
 
 def agent_environment(spec: RunSpec) -> dict[str, str]:
     """The team's variables (those a team may give, runners/envnames.py) plus the portal's; the portal's win, so
-    that a team cannot move the folders."""
+    that a team cannot move the folders. BackendError naming a variable a team may not give."""
+    try:
+        team = team_variables(spec.env)
+    except EnvRefused as exc:
+        raise BackendError(f"this worker refuses the run's variables: {exc}") from None
     return {
-        **team_variables(spec.env),
+        **team,
         "COMPETITION_ID": spec.competition_id,
         "TIME_LIMIT_SECS": str(int(spec.time_limit_seconds)),
         "DATA_DIR": DATA_DIR,

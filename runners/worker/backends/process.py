@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from runners.envnames import team_variables
+from runners.envnames import EnvRefused, team_variables
 from runners.worker.backends.base import BackendError, RunPaths, RunSpec
 from runners.worker.backends.sandbox import (
     AGENT_DIR,
@@ -115,10 +115,14 @@ def oracle_link(paths: RunPaths) -> Path | None:
 
 def _environment(spec: RunSpec, base: dict[str, str], places: dict[str, str]) -> dict[str, str]:
     """base, the team's variables (those a team may give: runners/envnames.py), then the task's own (last, so a
-    team variable cannot move them)."""
+    team variable cannot move them). BackendError naming a variable a team may not give."""
+    try:
+        team = team_variables(spec.env)
+    except EnvRefused as exc:
+        raise BackendError(f"this worker refuses the run's variables: {exc}") from None
     return {
         **base,
-        **team_variables(spec.env),
+        **team,
         "COMPETITION_ID": spec.competition_id,
         "TIME_LIMIT_SECS": str(math.ceil(spec.time_limit_seconds)),
         **places,
@@ -443,13 +447,14 @@ class ProcessBackend:
         output = paths.home.parent / f".{paths.home.name}.output"
         if self.sandbox == "off":
             return self._start_unsandboxed(spec, paths, folder, output)
+        env = sandbox_env(spec)  # BackendError, naming the variable, for one a team may not give
         uid = self._take_uid()
         box = paths.home.parent / f".{paths.home.name}.sandbox"
         fd = -1
         try:
             make_box(box, uid)
             limits = self.limits(spec)
-            fd = options_fd(sandbox_options(spec, paths, folder, box, sandbox_env(spec), limits))
+            fd = options_fd(sandbox_options(spec, paths, folder, box, env, limits))
             with output.open("wb") as sink:
                 # bwrap --die-with-parent ties the sandbox to this thread: the task's thread, which supervises
                 # it to the end (runners/worker/execute.py).
@@ -480,6 +485,7 @@ class ProcessBackend:
         )
 
     def _start_unsandboxed(self, spec: RunSpec, paths: RunPaths, folder: Path, output: Path) -> ProcessHandle:
+        agent_env(spec, paths, folder)  # BackendError, naming the variable, for one a team may not give
         oracle = oracle_link(paths)
         with output.open("wb") as sink:
             try:

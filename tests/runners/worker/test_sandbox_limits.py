@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from runners.worker.backends.base import RunPaths, RunSpec
+from runners.worker.backends.base import BackendError, RunPaths, RunSpec
 from runners.worker.backends.process import ProcessBackend, ProcessHandle
 from runners.worker.backends.sandbox import GIB, task_limits
 from runners.worker.execute import Registry, supervise
@@ -197,3 +197,13 @@ def test_the_mount_table_shows_no_host_folder_path(own_filesystem, add_agent, tm
             assert host_path not in seen
     finally:
         handle.remove()
+
+
+def test_the_real_backend_refuses_a_variable_before_anything_starts(backend, add_agent, tmp_path) -> None:
+    add_agent("never", 'touch "$LOGS_DIR/ran"\n')
+    paths = make_paths(tmp_path / "never" / "task")
+    with pytest.raises(BackendError, match="env.GIT_SSH_COMMAND: steers git"):
+        backend.start(spec_with("never", env={"GIT_SSH_COMMAND": "sh -c id"}), paths)
+    assert not (paths.logs / "ran").exists()
+    assert not list(paths.home.parent.glob(".task.*"))  # no sandbox or output file left behind
+    assert not processes_of(backend.agent_uid)
