@@ -444,6 +444,9 @@ HOSTED_RUNS_DAILY_QUOTA_PER_USER: int | None = (
 HOSTED_CPUS_PER_RUN = env_int("HOSTED_CPUS_PER_RUN", 4, minimum=1)
 HOSTED_MEMORY_GB_PER_RUN = env_int("HOSTED_MEMORY_GB_PER_RUN", 16, minimum=1)
 HOSTED_SHM_GB = env_int("HOSTED_SHM_GB", 4, minimum=1)
+# The most processes and threads one task may have at once (the process backend's RLIMIT_NPROC, Docker's pids limit;
+# a worker's RUNNER_MAX_PROCESSES caps it again).
+HOSTED_PROCESSES_PER_RUN = env_int("HOSTED_PROCESSES_PER_RUN", 4096, minimum=16)
 HOSTED_ALLOW_NETWORK = env_bool("HOSTED_ALLOW_NETWORK", False)  # the operator's choice; agents get none by default
 # Variable names (or NAME_* prefixes, comma-separated) teams may give beyond runners/envnames.py's allow-list.
 # runners/envnames.py reads it from the environment (each worker reads its own); a bad entry stops the portal here.
