@@ -207,3 +207,35 @@ def test_the_real_backend_refuses_a_variable_before_anything_starts(backend, add
     assert not (paths.logs / "ran").exists()
     assert not list(paths.home.parent.glob(".task.*"))  # no sandbox or output file left behind
     assert not processes_of(backend.agent_uid)
+
+
+# --- through the worker's own task loop: the reason reaches the portal ----------------------------------------
+
+
+def test_the_worker_reports_a_fork_bomb_and_a_memory_hog_with_their_reasons_and_runs_another_task(
+    portal, config, client, add_agent
+) -> None:
+    from tests.runners.worker.test_execute import run
+
+    add_agent("bomb", "bomb() { bomb | bomb & }\nbomb\nsleep 60\n")
+    add_agent(
+        "hog", "python3 -c 'x = []\nwhile True: x.append(bytearray(16 * 2**20))'\n"
+    )  # one process, over its RLIMIT_DATA
+    add_agent("refused", 'touch "$LOGS_DIR/ran"\n')
+    portal.add_task(31, image="bomb:1", processes=64)
+    portal.add_task(32, image="hog:1", memory_gb=0.25)
+    portal.add_task(33, image="refused:1", env={"GIT_SSH_COMMAND": "sh -c id"})
+    portal.add_task(34)  # the example agent, after all that
+
+    bomb = run(31, config, client)
+    assert bomb is not None and bomb["status"] == "failed"
+    assert "reached its limit of 64 processes and threads" in bomb["reason"]
+    hog = run(32, config, client)
+    assert hog is not None and hog["status"] == "failed" and hog["exit_code"] == 1
+    assert "ran out of memory under its limit of 0.25 GiB per process" in hog["reason"]
+    refused = run(33, config, client)
+    assert refused is not None and refused["status"] == "failed" and refused["exit_code"] is None
+    assert "this worker refuses the run's variables: env.GIT_SSH_COMMAND: steers git" in refused["reason"]
+    after = run(34, config, client)
+    assert after is not None and (after["status"], after["exit_code"]) == ("exited", 0)
+    assert [finish.outcome["status"] for finish in portal.finishes] == ["failed", "failed", "failed", "exited"]
