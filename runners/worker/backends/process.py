@@ -84,20 +84,30 @@ SIGXFSZ_EXIT = 128 + signal.SIGXFSZ
 PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 
 
+def _kib(text: str, field: str) -> int | None:
+    for line in text.splitlines():
+        if line.startswith(field):
+            return int(line.split()[1])
+    return None
+
+
 def uid_usage(uid: int) -> tuple[int, int]:
-    """(tasks, resident bytes) of the processes running as uid: tasks counts threads, as RLIMIT_NPROC does."""
-    tasks = resident = 0
+    """(tasks, memory bytes) of the processes running as uid: tasks counts threads, as RLIMIT_NPROC does; memory
+    is their proportional set size (a page shared by n of them counts 1/n in each, so forked data-loader workers
+    that share their parent's pages are not counted n times), their resident size where that cannot be read."""
+    tasks = memory = 0
     for pid in uid_processes(uid):
         try:
             status = Path(f"/proc/{pid}/status").read_text()
+            try:
+                pss = _kib(Path(f"/proc/{pid}/smaps_rollup").read_text(), "Pss:")
+            except OSError:
+                pss = None
         except (FileNotFoundError, ProcessLookupError):
             continue
-        for line in status.splitlines():
-            if line.startswith("Threads:"):
-                tasks += int(line.split()[1])
-            elif line.startswith("VmRSS:"):
-                resident += int(line.split()[1]) * 1024
-    return tasks, resident
+        tasks += _kib(status, "Threads:") or 0
+        memory += (pss if pss is not None else _kib(status, "VmRSS:") or 0) * 1024
+    return tasks, memory
 
 
 def _gib(size: int) -> str:

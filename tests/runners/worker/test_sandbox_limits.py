@@ -109,6 +109,25 @@ def test_processes_that_together_hold_more_memory_than_the_limit_are_stopped(bac
         handle.remove()
 
 
+def test_forked_workers_sharing_their_parents_memory_are_counted_once(backend, add_agent, tmp_path) -> None:
+    add_agent(
+        "loaders",
+        "python3 -c 'import os, time\nx = bytearray(150 * 2**20)\nfor i in range(0, len(x), 4096): x[i] = 1\n"
+        "for _ in range(3):\n    if os.fork() == 0:\n        time.sleep(2); os._exit(0)\n"
+        "time.sleep(2.5)'\n",
+    )
+    paths = make_paths(tmp_path / "loaders")
+    spec = spec_with("loaders", memory_gb=0.25)
+    handle = backend.start(spec, paths)
+    task = Registry().add(1, 2, {})
+    task.started = time.monotonic()
+    try:
+        verdict = supervise(handle, task, spec, paths, poll_seconds=0.05)
+        assert (verdict.status, verdict.exit_code) == ("exited", 0), verdict.reason  # 4 x 150 MiB resident, 150 shared
+    finally:
+        handle.remove()
+
+
 def test_shm_and_tmp_are_tmpfs_mounts_of_the_requested_size(backend, add_agent, tmp_path) -> None:
     add_agent(
         "filler",
