@@ -61,10 +61,14 @@ class Limits:
     file_bytes: int  # RLIMIT_FSIZE: the largest file it may write
     shm_bytes: int  # the size of its /dev/shm (a tmpfs)
     tmp_bytes: int  # the size of its /tmp (a tmpfs)
+    # False for a task with GPUs: the NVIDIA driver maps large private regions that RLIMIT_DATA would refuse (not
+    # tried on a GPU machine), so there the worker's watch of the total alone holds memory.
+    data_limit: bool = True
 
     def prlimit(self) -> list[str]:
+        data = self.memory_bytes if self.data_limit else "unlimited"
         return [
-            "prlimit", f"--nproc={self.processes}", f"--data={self.memory_bytes}",
+            "prlimit", f"--nproc={self.processes}", f"--data={data}",
             f"--cpu={self.cpu_seconds}:{self.cpu_seconds + 5}", f"--fsize={self.file_bytes}", "--core=0", "--",
         ]  # fmt: skip
 
@@ -84,6 +88,7 @@ def task_limits(spec: RunSpec, *, max_processes: int, cpus: float, memory_gb: fl
         file_bytes=max(spec.max_output_bytes, MIN_FILE_BYTES),
         shm_bytes=min(shm, memory_bytes),
         tmp_bytes=min(shm, memory_bytes),
+        data_limit=spec.gpus == 0,
     )
 
 

@@ -47,6 +47,9 @@ def test_limits_come_from_the_request_under_the_operators_caps() -> None:
     limits = task_limits(unasked, max_processes=512, cpus=2.0, memory_gb=8.0)
     assert (limits.processes, limits.memory_bytes, limits.cpu_seconds, limits.shm_bytes) == (512, 8 * GIB, 20, GIB)
     assert task_limits(spec_with("x", processes=100_000), max_processes=512, cpus=1, memory_gb=1).processes == 512
+    assert "--data=1073741824" in task_limits(spec_with("x"), max_processes=64, cpus=1, memory_gb=8).prlimit()
+    gpu = task_limits(spec_with("x", gpus=1), max_processes=64, cpus=1, memory_gb=8)
+    assert "--data=unlimited" in gpu.prlimit() and gpu.memory_bytes == GIB  # the worker's watch holds it
 
 
 def test_a_fork_bomb_ends_its_own_task_with_the_reason_while_another_task_goes_on(backend, add_agent, tmp_path) -> None:
