@@ -121,8 +121,9 @@ class Offer:
                     f"not a container: the start.sh of the agent folder named like the image (its operator "
                     f"installs agents), in a bubblewrap sandbox with {network}, a uid of its own (not root), its own "
                     "processes only, a root filesystem of /usr and a few /etc files, every GPU of the machine when it "
-                    f"asks for any (the sandbox cannot pick some), no CPU or memory limit, {settings.HOSTED_SHM_GB} GB "
-                    "of /dev/shm"
+                    f"asks for any (the sandbox cannot pick some), at most {settings.HOSTED_PROCESSES_PER_RUN} "
+                    f"processes and {task_memory_gb(worker):g} GB of memory, CPU time of the time limit times "
+                    f"{task_cpus(worker):g} CPUs, {settings.HOSTED_SHM_GB} GB of /dev/shm and as much of /tmp"
                 )
         if len(lines) > 1:
             return [f"{name}: {what}" for name, what in lines.items()]

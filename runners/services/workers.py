@@ -256,6 +256,7 @@ def task_claim(
         "cpus": task_cpus(worker),
         "memory_gb": task_memory_gb(worker),
         "shm_gb": settings.HOSTED_SHM_GB,
+        "processes": settings.HOSTED_PROCESSES_PER_RUN,
         "network": settings.HOSTED_ALLOW_NETWORK,
         "max_output_bytes": settings.HOSTED_MAX_OUTPUT_BYTES,
         # The run's registration: the worker writes its nonce as the first line of run.log (SPEC section 9).

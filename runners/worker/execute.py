@@ -173,6 +173,7 @@ def run_spec(spec: dict[str, Any]) -> RunSpec:
         shm_gb=float(spec.get("shm_gb") or 0),
         network=bool(spec.get("network")),
         max_output_bytes=int(spec["max_output_bytes"]),
+        processes=int(spec.get("processes") or 0),
     )
 
 
@@ -185,6 +186,9 @@ def supervise(handle: Handle, task: RunningTask, spec: RunSpec, paths: RunPaths,
     while True:
         code = handle.exit_code()
         if code is not None:
+            limit = handle.exit_reason(code)
+            if limit is not None:
+                return Verdict("failed", code, limit)
             return Verdict("exited", code, f"the agent exited with code {code}")
         if task.cancel.is_set():
             handle.kill()
@@ -194,6 +198,10 @@ def supervise(handle: Handle, task: RunningTask, spec: RunSpec, paths: RunPaths,
             return Verdict(
                 "timed_out", handle.exit_code(), f"stopped after the time limit of {spec.time_limit_seconds:g} s"
             )
+        breach = handle.over_limit()
+        if breach is not None:
+            handle.kill()
+            return Verdict("failed", handle.exit_code(), breach)
         size = output_bytes(paths, handle)
         if size > spec.max_output_bytes:
             handle.kill()

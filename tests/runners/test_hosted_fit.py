@@ -132,7 +132,7 @@ def test_the_form_says_what_a_run_gets_on_each_backend_there_is(registry, client
     offer = offer[: offer.index("</section>")]
     assert "a container with no network" not in page  # what the process backend is not
     assert "<li>Not a container" in offer and "bubblewrap sandbox with no network" in offer
-    assert "a uid of its own" in offer and "no CPU or memory limit" in offer
+    assert "a uid of its own" in offer and "processes and" in offer and "CPU time of the time limit" in offer
 
     register("gpu-box-2", gpus=1, backend="docker", sandbox="")
     register("trusted-box", gpus=0, backend="process", sandbox="off")
