@@ -37,7 +37,7 @@ def _claimed_run(api, *, seeds: int = 1) -> tuple[list[HostedTask], object]:
 
 
 def _finish(client, task: HostedTask, *, archive: bool = True, **fields) -> None:
-    data = {"outcome": outcome(**fields)}
+    data: dict[str, object] = {"outcome": outcome(**fields)}
     if archive:
         data["archive"] = collected_archive(files=NOTHING_WRITTEN)
     response = client.post(f"/api/v1/workers/tasks/{task.pk}/finish/", data, format="multipart")
