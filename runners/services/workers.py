@@ -106,9 +106,10 @@ def _checked_seconds(value: object, *, field: str, run: HostedRun, optional: boo
     return float(value)
 
 
-def worker_token_issue(*, name: str) -> tuple[GpuWorker, str]:
+def worker_token_issue(*, name: str, trusted: bool = False) -> tuple[GpuWorker, str]:
     """A new worker (or a new token for one, revoking the old): the key is shown once, only its hash kept. A new
-    token may go to another machine: the worker waits for approval again."""
+    token may go to another machine: the worker waits for approval again, unless the operator vouches for the
+    machine (trusted: the hardware it declares is approved as it registers, runners/services/approval.py)."""
     key = new_key()
     worker, _ = GpuWorker.objects.update_or_create(
         name=name,
@@ -118,6 +119,7 @@ def worker_token_issue(*, name: str) -> tuple[GpuWorker, str]:
             "revoked_at": None,
             "approved_at": None,
             "approved_by": None,
+            "auto_approve": trusted,
         },
     )
     return worker, key

@@ -95,7 +95,6 @@ class Command(BaseCommand):
         # registers (runners/services/approval.py); every other worker waits for a maintainer.
         if token_file.exists() and GpuWorker.objects.filter(name=LOCAL_WORKER).update(auto_approve=True):
             return
-        worker, key = worker_token_issue(name=LOCAL_WORKER)
-        GpuWorker.objects.filter(pk=worker.pk).update(auto_approve=True)
+        _, key = worker_token_issue(name=LOCAL_WORKER, trusted=True)
         token_file.write_text(key + "\n")
         token_file.chmod(0o600)
