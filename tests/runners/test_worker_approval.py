@@ -258,3 +258,17 @@ def test_the_local_worker_of_a_one_machine_install_is_approved_as_it_registers(r
     assert _register(client)["approved"] is True
     worker.refresh_from_db()
     assert worker.approved_by is None and worker.approved_hardware == declared_hardware(worker)
+
+
+def test_a_new_token_waits_for_approval_again_unless_the_operator_vouches_for_the_machine(registry, capsys):
+    from django.core.management import call_command
+
+    worker, _ = worker_client(name="gpu-box-3")
+    assert worker.approved_at is not None
+    call_command("issue_worker_token", "--name", "gpu-box-3")  # the token may go to another machine
+    worker.refresh_from_db()
+    assert worker.approved_at is None and not worker.auto_approve
+    assert "a maintainer approves it" in capsys.readouterr().err
+    call_command("issue_worker_token", "--name", "gpu-box-3", "--trusted")
+    worker.refresh_from_db()
+    assert worker.auto_approve
