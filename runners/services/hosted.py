@@ -229,6 +229,10 @@ def hosted_run_cancel(*, hosted_run: HostedRun) -> int:
         run = HostedRun.objects.select_for_update().get(pk=hosted_run.pk)
         if run.status in (*HostedRun.FINAL_STATUSES, HostedRun.Status.GRADING, HostedRun.Status.COLLECTING):
             return 0
+        if run.started_at is None and run.tasks.filter(Q(started_at__isnull=False) | Q(attempt__gt=1)).exists():
+            # A task was claimed a moment ago (its progress not recorded yet), or ran and was queued again: it
+            # used a worker, so the run counts against the quota.
+            HostedRun.objects.filter(pk=run.pk).update(started_at=timezone.now())
         queued = hosted_tasks_transition(
             tasks=HostedTask.objects.filter(hosted_run=run),
             to=HostedTask.Status.CANCELLED,
