@@ -311,8 +311,8 @@ def _claim(client: PortalClient, task_id: int, attempt: int, capability: str) ->
     try:
         return client.claim(task_id, attempt, capability)
     except PortalRefused as exc:
-        if exc.status == 409 and exc.code == "does_not_fit":
-            raise DoesNotFit(exc.message) from None
+        if exc.status == 409 and exc.code in ("does_not_fit", "not_approved"):
+            raise DoesNotFit(exc.message) from None  # back to the queue, for this worker later or another
         if exc.status == 409 and exc.code == "not_queued":
             log.info("task %s attempt %s is not queued any more (%s): skipped", task_id, attempt, exc.message)
             return None
