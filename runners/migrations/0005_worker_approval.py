@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("runners", "0003_gpuworker_sandbox"),
+        ("runners", "0004_hostedrun_registration"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
