@@ -107,6 +107,7 @@ def entry_figures(*, entry_id: int) -> dict:
         entry = selectors.entry_get(entry_id=entry_id)
         rows = sorted(entry.rows.all(), key=_tab_order)
         version = _board_version()
+        audit = selectors.entry_audit(entry.submission_id)
     return {
         "entry_id": entry.pk,
         "submission_id": entry.submission_id,
@@ -135,6 +136,8 @@ def entry_figures(*, entry_id: int) -> dict:
         ],
         "url": reverse("leaderboard_entry", args=[entry.pk]),
         "evidence_url": reverse("api_entry_evidence", args=[entry.pk]),
+        # The random audit (README "Audits"): how it was chosen, its own runs, the test and its outcome; null: none.
+        "audit": audit,
     }
 
 
