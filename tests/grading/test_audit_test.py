@@ -54,3 +54,19 @@ def test_no_valid_audit_run_disagrees_and_no_valid_bundle_run_is_not_tested():
     verdict = _compare([0.8], [])
     assert verdict.disagrees and "no valid submission" in verdict.why
     assert not _compare([], [0.8]).disagrees
+
+
+def test_a_manifest_names_its_agent_image_as_hosted_runs_do_and_a_bad_one_is_refused_with_the_key():
+    from grading.bundles.errors import BundleError
+    from grading.bundles.manifest import parse_manifest
+
+    base = {"schema": "bundle-v1", "benchmark": {"split": "low"}}
+    assert parse_manifest(data={**base, "agent": {"name": "a", "image": "team/agent:1.0"}}).agent.image == (
+        "team/agent:1.0"
+    )
+    assert parse_manifest(data={**base, "agent": {"name": "a"}}).agent.image is None
+    for bad in ("Team/Agent", "a..b:1", "agent:1 ; rm -rf /", 7):
+        with pytest.raises(BundleError) as refused:
+            parse_manifest(data={**base, "agent": {"name": "a", "image": bad}})
+        assert refused.value.details.get("key") == "agent.image", refused.value.message
+        assert "agent.image" in refused.value.message
