@@ -230,3 +230,30 @@ def test_an_audit_far_below_the_bundles_numbers_is_a_blocking_finding_with_both_
     submission.refresh_from_db()
     assert submission.status == Submission.Status.IN_REVIEW
     shutil.rmtree(tmp_path / "weak")
+
+
+def test_re_runs_that_all_fail_leave_the_audit_could_not_run_with_the_reason(upload, lite_packs, tmp_path):
+    import json
+
+    from runners.capability import task_capability
+
+    worker, _ = worker_client(gpus=2, slots=8)
+    _, bundle = _bundle(tmp_path, lite_packs, image="no-such-agent:1")
+    submission = upload(bundle)
+    audit = Audit.objects.get(submission=submission)
+    for task in HostedTask.objects.filter(hosted_run__audit=audit):
+        task_claim(
+            worker=worker,
+            task_id=task.pk,
+            attempt=1,
+            capability=task_capability(task_id=task.pk, attempt=1),
+            public_data_url=lambda slug: slug,
+        )
+        why = "no agent folder no-such-agent in the agents directory"
+        task_finish(
+            worker=worker, task_id=task.pk, outcome=json.loads(outcome(status="failed", reason=why)), archive=None
+        )
+    audit.refresh_from_db()
+    assert audit.status == Audit.Status.COULD_NOT_RUN
+    assert "ended failed" in audit.reason and "no agent folder" in audit.reason
+    assert Submission.objects.get(pk=submission.pk).status == Submission.Status.PUBLISHED  # it stays, unaudited
