@@ -32,6 +32,7 @@ from grading.checks.base import FlagData
 from grading.engine.tiers import tiers_of_split
 from grading.models import Audit, Flag, Run, Submission
 from grading.selectors import tier_members
+from grading.services.audits import audit_transition
 from grading.services.finish import flag_fingerprint
 from grading.services.grade_file import grade_file
 from grading.services.publication import submission_publish_if_ready
@@ -60,11 +61,7 @@ def _gpus_asked(manifest: dict[str, Any]) -> int:
 
 def could_not_run(*, audit_id: int, reason: str) -> bool:
     """The audit ends without a result: the entry stays at its lower level and its page says why."""
-    return bool(
-        Audit.objects.filter(pk=audit_id)
-        .exclude(status__in=Audit.FINAL_STATUSES)
-        .update(status=A.COULD_NOT_RUN, reason=reason[:2000], finished_at=timezone.now())
-    )
+    return audit_transition(audit_id=audit_id, to=A.COULD_NOT_RUN, reason=reason[:2000])
 
 
 def audit_create(*, submission_id: int, **_: Any) -> Audit | None:
@@ -142,7 +139,7 @@ def audit_follow(*, hosted_run: HostedRun, to: str, reason: str) -> None:
     if hosted_run.audit_id is None:
         return
     if to == HostedRun.Status.RUNNING:
-        Audit.objects.filter(pk=hosted_run.audit_id, status=A.QUEUED).update(status=A.RUNNING)
+        audit_transition(audit_id=hosted_run.audit_id, to=A.RUNNING)
     elif to in (HostedRun.Status.FAILED, HostedRun.Status.CANCELLED):
         could_not_run(audit_id=hosted_run.audit_id, reason=f"its re-runs on the hosted workers ended {to}: {reason}")
 
@@ -208,9 +205,7 @@ def audit_grade(*, hosted_run: HostedRun) -> None:
         hosted_run_transition(hosted_run_id=hosted_run.pk, to=HostedRun.Status.FAILED, reason=str(exc)[:500])
         return
     with transaction.atomic():
-        Audit.objects.filter(pk=hosted_run.audit_id, status__in=(A.QUEUED, A.RUNNING)).update(
-            status=A.GRADED, runs=runs
-        )
+        audit_transition(audit_id=hosted_run.audit_id, to=A.GRADED, runs=runs)
         hosted_run_transition(hosted_run_id=hosted_run.pk, to=HostedRun.Status.DONE, reason="audit graded")
     for name in [t.archive_path for t in tasks if t.archive_path]:
         try:
@@ -244,11 +239,8 @@ def audit_compare_if_ready(*, audit_id: int) -> str | None:
             if disagreeing
             else f"the re-runs agree with the bundle on {', '.join(v['competition'] for v in verdicts)}"
         )
-        Audit.objects.filter(pk=audit.pk).update(
-            status=status,
-            reason=reason[:2000],
-            comparison={"test": test, "competitions": verdicts},
-            finished_at=timezone.now(),
+        audit_transition(
+            audit_id=audit.pk, to=status, reason=reason[:2000], comparison={"test": test, "competitions": verdicts}
         )
         if disagreeing:
             _flag(audit=audit, verdicts=disagreeing, test=test)
@@ -332,6 +324,7 @@ def submission_settled_receiver(*, submission_id: int, status: str, **_: Any) ->
     """The entry's own grading settled: compare with its audit if that is graded already (after the commit)."""
     if status not in (Submission.Status.IN_REVIEW, Submission.Status.PUBLISHED):
         return
-    audit_id = Audit.objects.filter(submission_id=submission_id, status=A.GRADED).values_list("pk", flat=True).first()
+    graded = Audit.objects.filter(submission_id=submission_id).exclude(status__in=Audit.FINAL_STATUSES)
+    audit_id = graded.values_list("pk", flat=True).first()
     if audit_id is not None:
         transaction.on_commit(lambda: audit_compare_if_ready(audit_id=audit_id))
