@@ -159,6 +159,12 @@ def test_no_image_means_could_not_run_and_the_entry_page_says_why(upload, lite_p
     audit = Audit.objects.get(submission=submission)
     assert audit.status == Audit.Status.COULD_NOT_RUN and "names no agent image" in audit.reason
     assert not HostedRun.objects.filter(audit=audit).exists()
+    services.board_refresh(submission_ids=[submission.pk])
+    entry = Entry.objects.get(submission=submission)
+    page = client.get(f"/leaderboard/entries/{entry.pk}/").content.decode()
+    assert 'data-audit="could_not_run"' in page and "Audit could not run" in page and "names no agent image" in page
+    assert "The entry stays at its lower evidence level." in page
+    assert client.get(f"/api/v1/entries/{entry.pk}/").json()["audit"]["status"] == "could_not_run"
 
 
 def test_no_worker_able_to_run_it_means_could_not_run(upload, lite_packs, tmp_path):
