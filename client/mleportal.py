@@ -1221,11 +1221,55 @@ def verify_evidence(portal_url: str, entry_id: int, work_dir: str, *, extract: b
             rows += figure_rows
             rows += _tab_rows(served, seeds_by_tab, aggregates)
             rows += _rank_rows(served, ranking, manifest.get("rank") or {}, seeds_by_tab, engine)
+            rows += audit_rows(portal, served)
         except Unverifiable as exc:
             rows.append(("evidence", NOT_CHECKED, str(exc)))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             why = f"the evidence is not as its format says ({type(exc).__name__}: {exc})"
             rows.append(("evidence", NOT_CHECKED, why))
+    return rows
+
+
+def audit_choice(head_hash: str, submission_id: int, candidates: list[str], k: int) -> tuple[str, list[str]]:
+    """The random audit's seed and choice, as the portal makes them (its grading/audit_choice.py): seed =
+    sha256("<head hash>:<submission id>"); the k competitions whose sha256("<seed>:<id>") are smallest."""
+    seed = hashlib.sha256(f"{head_hash}:{submission_id}".encode()).hexdigest()
+    ranked = sorted(set(candidates), key=lambda slug: (hashlib.sha256(f"{seed}:{slug}".encode()).hexdigest(), slug))
+    return seed, ranked[: max(0, k)]
+
+
+def audit_rows(portal: Any, served: dict[str, Any]) -> list[Row]:
+    """The entry's random audit (README "Audits"): its choice recomputed from the published head and the
+    submission's id, and that head found in the board's public history. None for an entry without an audit."""
+    audit = served.get("audit")
+    if not isinstance(audit, dict):
+        return []
+    head = audit.get("head") or {}
+    seq, digest = head.get("seq"), str(head.get("hash") or "")
+    candidates = [str(slug) for slug in audit.get("candidates") or []]
+    chosen = [str(slug) for slug in audit.get("competitions") or []]
+    seed, expected = audit_choice(digest, int(served.get("submission_id") or 0), candidates, len(chosen))
+    if seed != audit.get("seed") or expected != chosen:
+        detail = f"from head {seq}:{digest[:12]} and submission {served.get('submission_id')} the choice is "
+        return [("audit choice", DIFFERS, detail + f"{', '.join(expected) or 'none'}; the portal shows {chosen}")]
+    rows: list[Row] = [
+        ("audit choice", VERIFIED, f"{', '.join(chosen) or 'none'} of {len(candidates)}, from head {seq}:{digest[:12]}")
+    ]
+    try:
+        if not isinstance(seq, int) or seq < 0:
+            raise Unverifiable(f"the audit's head sequence number {seq!r} is not a whole number")
+        if seq == 0:
+            found = "0" * 64
+        else:
+            page = portal.get_json(f"/api/v1/history/?after={seq - 1}&limit=1")
+            events = page.get("events") or []
+            found = str(events[0].get("hash")) if events and events[0].get("seq") == seq else ""
+        if found == digest:
+            rows.append(("audit head", VERIFIED, f"event {seq} of the board's history has that hash"))
+        else:
+            rows.append(("audit head", DIFFERS, f"event {seq} of the board's history is not {digest[:12]}"))
+    except (ClientError, Unverifiable, AttributeError, TypeError) as exc:
+        rows.append(("audit head", NOT_CHECKED, f"the board's history could not be read: {exc}"))
     return rows
 
 

@@ -371,3 +371,38 @@ class Withdrawal(models.Model):
 
     def __str__(self) -> str:
         return f"withdrawal of registration {self.registration_id} ({self.status})"
+
+
+class Audit(models.Model):
+    """A random audit of a self-run entry (SPEC section 9): k of the bundle's competitions, chosen at upload from
+    the board history's head and the submission's id (grading/audit_choice.py), re-run on the portal's hosted
+    workers with the agent image the manifest names and compared with the bundle's runs by a stated test
+    (grading/audit_test.py). The hosted run that re-runs them points here (runners.HostedRun.audit)."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"  # its hosted tasks wait below every team's hosted run
+        RUNNING = "running"
+        GRADED = "graded"  # its runs are graded; the comparison waits for the entry's own grading
+        PASSED = "passed"
+        DISAGREES = "disagrees"  # a blocking `audit` flag holds both sets of numbers
+        COULD_NOT_RUN = "could_not_run"  # no image, no worker able to run it, or nothing came back: reason says
+
+    FINAL_STATUSES = (Status.PASSED, Status.DISAGREES, Status.COULD_NOT_RUN)
+
+    submission = models.OneToOneField(Submission, on_delete=models.CASCADE, related_name="audit")
+    image = models.CharField(max_length=300, blank=True, help_text="The agent image the manifest names; blank: none")
+    head_seq = models.PositiveBigIntegerField(help_text="The board history's head at upload: its sequence number")
+    head_hash = models.CharField(max_length=64, help_text="The board history's head at upload: its hash")
+    seed = models.CharField(max_length=64, help_text="sha256 of '<head hash>:<submission id>', hex")
+    candidates = models.JSONField(default=list, help_text="The bundle's competitions, sorted: what was chosen from")
+    competitions = models.JSONField(default=list, help_text="The competitions chosen, in the order chosen")
+    seeds = models.PositiveSmallIntegerField(default=0, help_text="Seeds re-run per competition")
+    status = models.CharField(max_length=14, choices=Status.choices, default=Status.QUEUED)
+    reason = models.TextField(blank=True)
+    runs = models.JSONField(default=list, blank=True, help_text="The audit's own runs: competition, seed, score")
+    comparison = models.JSONField(default=dict, blank=True, help_text="The test's figures per competition")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"audit of submission {self.submission_id} ({self.status})"

@@ -25,6 +25,9 @@ from django.dispatch import Signal
 
 entry_changed = Signal()
 submission_status_changed = Signal()
+# Sent (with ``submission_id``) inside intake's transaction once an uploaded bundle's submission and runs exist:
+# the runners app chooses and queues its random audit (runners/services/audits.py).
+submission_received = Signal()
 
 _cause: ContextVar[dict[str, Any] | None] = ContextVar("board_cause", default=None)
 
@@ -46,3 +49,7 @@ def entry_changed_send(*, submission_id: int) -> None:
 
 def submission_status_changed_send(*, submission_id: int, status: str) -> None:
     submission_status_changed.send(sender=None, submission_id=submission_id, status=status)
+
+
+def submission_received_send(*, submission_id: int) -> None:
+    submission_received.send(sender=None, submission_id=submission_id)

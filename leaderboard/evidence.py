@@ -113,6 +113,7 @@ def entry_figures(*, entry_id: int) -> dict:
         rows = sorted(entry.rows.all(), key=_tab_order)
         registrations = selectors.entry_registrations(entry)
         version = _board_version()
+        audit = selectors.entry_audit(entry.submission_id)
     return {
         "entry_id": entry.pk,
         "submission_id": entry.submission_id,
@@ -143,6 +144,8 @@ def entry_figures(*, entry_id: int) -> dict:
         "registrations": registrations.as_dict(),
         "url": reverse("leaderboard_entry", args=[entry.pk]),
         "evidence_url": reverse("api_entry_evidence", args=[entry.pk]),
+        # The random audit (README "Audits"): how it was chosen, its own runs, the test and its outcome; null: none.
+        "audit": audit,
     }
 
 

@@ -4,8 +4,7 @@ portal holds. Plain functions over plain data: no Django, so that tests call the
 From the strongest down:
 
 - verified: every run was hosted by the portal (its own workers ran the agent);
-- audited: pre-registered, complete logs, and a passed random audit re-run (audits are not run yet, so no entry
-  reaches this level today);
+- audited: pre-registered, complete logs, and a passed random audit re-run (runners/services/audits.py);
 - registered: pre-registered (the manifest names the team's registration) with complete logs (every run has a
   log, and every log holds the registration's nonce);
 - reported: everything else, entries imported from MLE-bench's table included.
@@ -20,7 +19,7 @@ LEVEL_LABELS = {REPORTED: "reported", REGISTERED: "registered", AUDITED: "audite
 # What each level means, strongest first, as the Markdown export's legend and the README give it.
 LEGEND = (
     (VERIFIED, "every run was hosted by the portal"),
-    (AUDITED, "pre-registered, complete logs, and a passed random audit re-run (audits are not run yet)"),
+    (AUDITED, "pre-registered, complete logs, and a passed random audit re-run on the portal's workers"),
     (REGISTERED, "pre-registered before running, with complete logs holding the registration's nonce"),
     (REPORTED, "everything else, entries imported from MLE-bench's table included"),
 )
@@ -35,7 +34,7 @@ class LevelFacts:
     registered: bool = False  # the manifest names a registration of the team
     has_logs: bool = True  # every run has a log (no `unscanned_evidence` `no_logs` flag)
     has_nonce: bool = True  # every registered run's log holds the nonce (no `registration` `no_nonce` flag)
-    audit_passed: bool = False  # a random audit re-run passed; no audit runs yet
+    audit_passed: bool = False  # its random audit re-run passed
 
 
 def evidence_level(facts: LevelFacts) -> str:
@@ -63,8 +62,8 @@ def next_level_steps(facts: LevelFacts) -> list[str]:
         return ["Run the agent on the portal's hosted workers, every run of it, to reach verified."]
     if level == REGISTERED:
         return [
-            "Name a runnable agent image so that a random audit re-runs some competitions on hosted workers, and "
-            "pass it, to reach audited (audits are not run yet)."
+            "Name a runnable agent image (agent.image in the manifest) so that a random audit re-runs some "
+            "competitions on hosted workers, and pass it, to reach audited."
         ]
     if facts.imported:
         return [

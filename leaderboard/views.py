@@ -187,6 +187,7 @@ def entry_detail(request: HttpRequest, entry_id: int) -> HttpResponse:
         "ranks": selectors.entry_ranks(entry),
         "registration": selectors.entry_registration(entry),
         "registrations": selectors.entry_registrations(entry),
+        "audit": selectors.entry_audit(entry.submission_id),
         "matrix": selectors.entry_matrix(entry),
         "flags": flags,
         "events": review_events(submission),

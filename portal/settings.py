@@ -490,6 +490,15 @@ HOSTED_FORMAT_CHECKS_PER_TASK = env_int("HOSTED_FORMAT_CHECKS_PER_TASK", 300, mi
 HOSTED_FORMAT_CHECK_TIMEOUT_SECONDS = env_int("HOSTED_FORMAT_CHECK_TIMEOUT_SECONDS", 300, minimum=5)
 HOSTED_FORMAT_CHECK_MEMORY_GB = env_int("HOSTED_FORMAT_CHECK_MEMORY_GB", 8, minimum=1)
 
+# Random audits of self-run entries (README "Audits"): how many of the bundle's competitions are re-run on the
+# hosted workers, with how many seeds each, and the test that compares them (grading/audit_test.py).
+AUDIT_COMPETITIONS = env_int("AUDIT_COMPETITIONS", 2, minimum=0)
+AUDIT_SEEDS = env_int("AUDIT_SEEDS", 2, minimum=1)
+AUDIT_ALPHA_PERMILLE = env_int("AUDIT_ALPHA_PERMILLE", 10, minimum=1)
+AUDIT_TOLERANCE_PERMILLE = env_int("AUDIT_TOLERANCE_PERMILLE", 20, minimum=0)
+# The time limit of each audit task, capped by HOSTED_MAX_HOURS (the manifest's runtime_hours when smaller).
+AUDIT_TIME_LIMIT_HOURS = env_int("AUDIT_TIME_LIMIT_HOURS", 24, minimum=1)
+
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True

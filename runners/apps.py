@@ -1,6 +1,6 @@
 from django.apps import AppConfig
 
-from grading.signals import submission_status_changed
+from grading.signals import submission_received, submission_status_changed
 
 
 class RunnersConfig(AppConfig):
@@ -9,6 +9,9 @@ class RunnersConfig(AppConfig):
 
     def ready(self) -> None:
         # The services import models, which load only once the apps are ready.
+        from runners.services.audits import audit_create, submission_settled_receiver
         from runners.services.hosted import submission_status_changed_receiver
 
         submission_status_changed.connect(submission_status_changed_receiver, dispatch_uid="runners.hosted_run_done")
+        submission_status_changed.connect(submission_settled_receiver, dispatch_uid="runners.audit_compare")
+        submission_received.connect(audit_create, dispatch_uid="runners.audit_create")

@@ -48,6 +48,11 @@ class HostedRun(models.Model):
     # When its first task started on a worker: a run cancelled before that used nothing, and costs no quota.
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Set on a random audit's re-run (grading.Audit): not the team's request, not counted in its quota, not
+    # assembled into an entry; its tasks wait below every team's hosted run (runners/services/audits.py).
+    audit = models.OneToOneField(
+        "grading.Audit", on_delete=models.CASCADE, null=True, blank=True, related_name="hosted_run"
+    )
 
     class Meta:
         ordering = ["-created_at"]

@@ -16,14 +16,20 @@ HOSTED_ASSEMBLE = "runners.tasks.hosted_assemble"
 GPU_QUEUE = "gpu"
 
 
-def _send(task_id: int, attempt: int) -> None:
+# A random audit's tasks go at the broker's lowest priority (Redis: 9 is last of the steps 0, 3, 6, 9); the claim
+# is what keeps them below teams' tasks (runners/services/workers.py), this only spares the worker the refusals.
+AUDIT_PRIORITY = 9
+
+
+def _send(task_id: int, attempt: int, audit: bool = False) -> None:
     # The third argument is the claim's capability (runners/capability.py): only this message carries it.
     capability = task_capability(task_id=task_id, attempt=attempt)
-    app.send_task(HOSTED_TASK, args=[task_id, attempt, capability], queue=GPU_QUEUE, ignore_result=True)
+    extra = {"priority": AUDIT_PRIORITY} if audit else {}
+    app.send_task(HOSTED_TASK, args=[task_id, attempt, capability], queue=GPU_QUEUE, ignore_result=True, **extra)
 
 
-def task_enqueue_after_commit(*, task_id: int, attempt: int) -> None:
-    transaction.on_commit(lambda: _send(task_id, attempt))
+def task_enqueue_after_commit(*, task_id: int, attempt: int, audit: bool = False) -> None:
+    transaction.on_commit(lambda: _send(task_id, attempt, audit))
 
 
 def assemble_after_commit(*, hosted_run_id: int) -> None:

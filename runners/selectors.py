@@ -15,7 +15,10 @@ from runners.services.approval import declared_hardware, hardware_fingerprint, h
 
 
 def _visible(*, user: User) -> QuerySet[HostedRun]:
-    return HostedRun.objects.filter(team__in=teams_for_user(user=user)).select_related("team", "submission")
+    # A random audit's re-run is the portal's, not the team's request: shown on the entry page, not listed here.
+    return HostedRun.objects.filter(team__in=teams_for_user(user=user), audit__isnull=True).select_related(
+        "team", "submission"
+    )
 
 
 def _with_tasks(runs: QuerySet[HostedRun]) -> QuerySet[HostedRun]:

@@ -10,6 +10,7 @@ it. A null optional value means "not given".
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -28,6 +29,14 @@ MAX_MANIFEST_BYTES: Final = 1024 * 1024  # a manifest is a few hundred bytes; th
 MAX_SEEDS: Final = 100
 MAX_SEED: Final = 999  # an explicit seed number (counted from 0)
 MAX_ID: Final = 2**31 - 1  # a registration id (SPEC section 9)
+# Docker's reference grammar, less the registry's host:port: path components of lowercase letters and digits
+# joined by one '.', one or two '_' or any '-'s, separated by single '/'; an optional tag and digest. So no
+# '..', no empty component, no leading or trailing separator. Hosted runs and manifests' agent.image share it.
+_COMPONENT = r"[a-z0-9]+(?:(?:\.|_{1,2}|-+)[a-z0-9]+)*"
+IMAGE_PATTERN: Final = re.compile(
+    rf"{_COMPONENT}(?:/{_COMPONENT})*(:[A-Za-z0-9_][A-Za-z0-9_.-]{{0,127}})?(@sha256:[0-9a-f]{{64}})?"
+)
+IMAGE_MAX_CHARS: Final = 300
 MAX_RUNTIME_HOURS: Final = 1000.0
 MAX_VCPUS: Final = 100_000
 MAX_MEMORY_GB: Final = 1_000_000.0
@@ -46,6 +55,7 @@ class Agent:
     source_url: str | None = None
     commit: str | None = None
     open_source: bool | None = None
+    image: str | None = None  # an image the portal's hosted workers can run: a random audit re-runs it
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -153,6 +163,7 @@ def parse_manifest(*, data: bytes | str | Mapping[str, Any]) -> Manifest:
             source_url=_url(agent, "agent.source_url"),
             commit=_text(agent, "agent.commit", longest=SHORT_TEXT),
             open_source=_flag(agent, "agent.open_source"),
+            image=_image(agent, "agent.image"),
         ),
         benchmark=Benchmark(
             split=split,
@@ -214,6 +225,21 @@ def _text(parent: Mapping[str, Any], path: str, *, longest: int) -> str | None:
         raise _invalid(path, "must be a string", got=value)
     if value is not None and len(value) > longest:
         raise _invalid(path, f"must be at most {longest} characters; it has {len(value)}")
+    return value
+
+
+def _image(parent: Mapping[str, Any], path: str) -> str | None:
+    """An agent image as hosted runs name theirs (IMAGE_PATTERN); blank is none."""
+    value = _text(parent, path, longest=IMAGE_MAX_CHARS)
+    if not value:
+        return None
+    if not IMAGE_PATTERN.fullmatch(value):
+        raise _invalid(
+            path,
+            "must be an image reference such as 'my-agent:1.0' or 'team/agent:1.0' (lowercase name components "
+            "separated by single '/', no '..', no empty component, optional tag and @sha256 digest)",
+            got=value,
+        )
     return value
 
 

@@ -178,7 +178,8 @@ def flags_store(*, submission_id: int, flags: list[checks.FlagData], only: tuple
                 f"({row.decision or 'resolved'}) no longer applies.",
             )
         Flag.objects.filter(pk=row.pk).update(**fields)
-    stale = [row.pk for row in existing.values() if not row.decision and not row.resolution]
+    # The random audit's flag is its own service's (runners/services/audits.py), not a check's: a re-check keeps it.
+    stale = [row.pk for row in existing.values() if not row.decision and not row.resolution and row.code != "audit"]
     Flag.objects.filter(pk__in=stale).delete()
 
 

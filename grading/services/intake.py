@@ -37,6 +37,7 @@ from grading.services.submissions import (
     quota_counted,
     submission_folder,
 )
+from grading.signals import submission_received_send
 from portal.accounts.models import Team
 from portal.private_files import private_opener
 from portal.quotas import daily_quota_full
@@ -303,6 +304,8 @@ def _intake(
                 registration=registration,
             )
             Run.objects.bulk_create(_runs_for(submission, bundle, competitions))
+            if origin == Submission.Origin.UPLOAD:
+                submission_received_send(submission_id=submission.pk)  # its random audit is chosen now
             final = submission_folder(submission)
             staging.rename(final)
             scheduling.runs_rank(submission_id=submission.pk)  # here, where the files are (remote storage)

@@ -10,7 +10,7 @@ from django.utils import timezone
 from grading.checks.context import RegistrationFacts
 from grading.checks.registration import seeds_reported
 from grading.engine.tiers import TIER_LABELS, TIERS
-from grading.models import Flag, Registration, Run, Submission, Withdrawal
+from grading.models import Audit, Flag, Registration, Run, Submission, Withdrawal
 from grading.selectors import registration_facts, submission_agent
 from leaderboard.levels import LevelFacts, evidence_level, next_level_steps
 from leaderboard.models import BoardRow, Entry
@@ -215,7 +215,8 @@ def entry_get(*, entry_id: int) -> Entry:
 
 def entry_level_facts(*, submission: Submission, flags: list[Flag]) -> LevelFacts:
     """What the entry's evidence level depends on: where its runs ran, its registration, its logs. A flag about
-    missing logs or a missing nonce keeps the logs incomplete even once a reviewer accepted it. No audit runs yet."""
+    missing logs or a missing nonce keeps the logs incomplete even once a reviewer accepted it. Its random audit
+    counts once it passed (runners/services/audits.py)."""
     found = {(flag.code, flag.key) for flag in flags}
     return LevelFacts(
         hosted=submission.origin == Submission.Origin.HOSTED,
@@ -223,6 +224,7 @@ def entry_level_facts(*, submission: Submission, flags: list[Flag]) -> LevelFact
         registered=submission.registration_id is not None,
         has_logs=("unscanned_evidence", "no_logs") not in found,
         has_nonce=("registration", "no_nonce") not in found,
+        audit_passed=Audit.objects.filter(submission=submission, status=Audit.Status.PASSED).exists(),
     )
 
 
@@ -322,3 +324,31 @@ def entry_rates(entry: Entry, *, excluding_leaky: bool = False) -> list[dict]:
 
 def entry_ranks(entry: Entry) -> dict[str, BoardRow]:
     return {row.tier: row for row in entry.rows.filter(excluding_leaky=False)}
+
+
+AUDIT_RUN_FIELDS = ("competition", "seed", "status", "score", "valid", "elapsed_seconds", "reason")
+
+
+def entry_audit(submission_id: int) -> dict[str, Any] | None:
+    """The entry's random audit as the entry page and API show it (README "Audits"): how it was chosen (anyone
+    recomputes the choice from the head and the submission's id: mleportal verify does), its own runs, the test's
+    figures and its outcome; None for an entry that has none (run by the portal, imported, or from before)."""
+    audit = Audit.objects.filter(submission_id=submission_id).first()
+    if audit is None:
+        return None
+    return {
+        "status": audit.status,
+        "reason": audit.reason,
+        "image": audit.image,
+        "head": {"seq": audit.head_seq, "hash": audit.head_hash},
+        "submission_id": submission_id,
+        "seed": audit.seed,
+        "k": len(audit.competitions) if audit.competitions else 0,
+        "candidates": list(audit.candidates),
+        "competitions": list(audit.competitions),
+        "seeds": audit.seeds,
+        "runs": [{key: run.get(key) for key in AUDIT_RUN_FIELDS} for run in audit.runs],
+        "comparison": audit.comparison or None,
+        "created_at": audit.created_at.isoformat(),
+        "finished_at": audit.finished_at.isoformat() if audit.finished_at else None,
+    }

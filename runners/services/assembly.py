@@ -27,6 +27,7 @@ from grading.services.submissions import SubmissionRefused
 from runners.models import GpuWorker, HostedRun, HostedTask
 from runners.redaction import redact_tree, secret_values
 from runners.secrets import env_decrypt
+from runners.services.audits import audit_grade
 from runners.services.fit import task_cpus, task_memory_gb
 from runners.services.hosted import SUCCEEDED, nothing_collected_reason
 from runners.services.transitions import hosted_run_transition
@@ -181,6 +182,11 @@ def hosted_run_assemble(*, hosted_run_id: int) -> HostedRun:
     )
     run = HostedRun.objects.select_related("team", "benchmark", "created_by", "registration").get(pk=hosted_run_id)
     if not claimed:
+        return run
+    if run.audit_id is not None:
+        # A random audit's re-run is graded against the entry it audits, never published as an entry of its own.
+        audit_grade(hosted_run=run)
+        run.refresh_from_db()
         return run
     try:
         return _assemble(run)

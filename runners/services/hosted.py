@@ -13,7 +13,7 @@ from django.utils import timezone
 from competitions.models import Benchmark, Competition
 from competitions.selectors import current_benchmark
 from grading.bundles.errors import BundleError
-from grading.bundles.manifest import SCHEMA, parse_manifest
+from grading.bundles.manifest import IMAGE_MAX_CHARS, IMAGE_PATTERN, SCHEMA, parse_manifest
 from grading.engine.tiers import SPLITS
 from grading.models import Registration, Submission
 from grading.services.registrations import registration_create
@@ -23,17 +23,10 @@ from portal.refusals import Refused
 from runners import envnames, queue
 from runners.models import HostedRun, HostedTask
 from runners.secrets import env_encrypt
+from runners.services.audits import audit_follow
 from runners.services.fit import available_workers, queued_reason, unfit_message
 from runners.services.transitions import hosted_run_transition, hosted_tasks_transition
 
-# Docker's reference grammar, less the registry's host:port: path components of lowercase letters and digits
-# joined by one '.', one or two '_' or any '-'s, separated by single '/'; an optional tag and digest. So no
-# '..', no empty component, no leading or trailing separator.
-_COMPONENT = r"[a-z0-9]+(?:(?:\.|_{1,2}|-+)[a-z0-9]+)*"
-IMAGE_PATTERN = re.compile(
-    rf"{_COMPONENT}(?:/{_COMPONENT})*(:[A-Za-z0-9_][A-Za-z0-9_.-]{{0,127}})?(@sha256:[0-9a-f]{{64}})?"
-)
-IMAGE_MAX_CHARS = 300
 MAX_ENV = 50
 MAX_ENV_VALUE = 8192
 MAX_SEEDS = 10
@@ -135,7 +128,7 @@ def _competitions(request: HostedRunRequest, benchmark: Benchmark) -> list[Compe
 def _check_quota(team: Team, user: User) -> None:
     """The team's daily quota, and the user's across all their teams (three teams do not make three quotas).
     Runs inside the caller's transaction, which holds the team's row lock; the user's is taken here, after it."""
-    counted = HostedRun.objects.filter(created_at__gte=timezone.now() - QUOTA_WINDOW).exclude(
+    counted = HostedRun.objects.filter(created_at__gte=timezone.now() - QUOTA_WINDOW, audit__isnull=True).exclude(
         Q(status=HostedRun.Status.FAILED) | Q(status=HostedRun.Status.CANCELLED, started_at__isnull=True)
     )
     has_user = getattr(user, "pk", None) is not None
@@ -269,6 +262,8 @@ def hosted_run_cancel(*, hosted_run: HostedRun) -> int:
             cancel_requested=True
         )
         hosted_run_transition(hosted_run_id=run.pk, to=HostedRun.Status.CANCELLED, reason="cancelled by the team")
+        if run.audit_id is not None:
+            audit_follow(hosted_run=run, to=HostedRun.Status.CANCELLED, reason="cancelled")
     return queued + running
 
 
@@ -304,6 +299,8 @@ def hosted_run_progress(*, hosted_run_id: int) -> None:
         else:
             return
         if to != run.status and hosted_run_transition(hosted_run_id=run.pk, to=to, reason=reason):
+            if run.audit_id is not None:
+                audit_follow(hosted_run=run, to=to, reason=reason)
             if to == HostedRun.Status.COLLECTING:
                 queue.assemble_after_commit(hosted_run_id=run.pk)
 

@@ -199,6 +199,13 @@ def _held(task: HostedTask, worker: GpuWorker, attempt: int) -> None:
         )
 
 
+def _team_task_waits(worker: GpuWorker) -> bool:
+    """A team's queued hosted task that this worker could hold (audits' tasks are not teams')."""
+    return HostedTask.objects.filter(
+        status=T.QUEUED, hosted_run__audit__isnull=True, hosted_run__gpus_per_run__lte=worker.gpus
+    ).exists()
+
+
 def task_claim(
     *, worker: GpuWorker, task_id: int, attempt: int, capability: object, public_data_url: Callable[[str], str]
 ) -> dict[str, Any]:
@@ -247,6 +254,14 @@ def task_claim(
                 code="does_not_fit",
                 message=f"{worker.name} has {worker.gpus - gpus_busy} of {worker.gpus} GPUs and "
                 f"{worker.slots - busy.count()} of {worker.slots} slots free; the task needs {run.gpus_per_run} GPUs",
+            )
+        if run.audit_id is not None and _team_task_waits(worker):
+            # Audits wait in a queue of their own, below every team's hosted run: never take a slot a team's task
+            # could have now.
+            raise WorkerRefused(
+                status=409,
+                code="does_not_fit",
+                message=f"task {task_id} is a random audit's; a team's hosted task waits for {worker.name} first",
             )
         now = timezone.now()
         taken = hosted_tasks_transition(

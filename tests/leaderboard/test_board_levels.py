@@ -87,9 +87,8 @@ def test_the_exports_carry_the_level_and_the_markdown_gives_the_legend(client, l
     markdown = client.get("/leaderboard/export.md?board=all&tier=low").content.decode()
     assert "| Evidence |" in markdown
     assert "| verified |" in markdown and "| registered |" in markdown
-    assert (
-        "- **audited**: pre-registered, complete logs, and a passed random audit re-run (audits are not run yet)"
-        in (markdown)
+    assert "- **audited**: pre-registered, complete logs, and a passed random audit re-run on the portal's workers" in (
+        markdown
     )
 
 
@@ -103,6 +102,6 @@ def test_the_entry_page_says_how_to_reach_the_next_level(client, levels):
     assert 'id="entry-level" data-level="reported"' in uploaded
     assert "Register the run group before running (mleportal register)" in uploaded
     registered = page("Registered")
-    assert 'data-level="registered"' in registered and "audits are not run yet" in registered
+    assert 'data-level="registered"' in registered and "agent.image in the manifest" in registered
     assert "This is the strongest level." in page("Hosted")
     assert "imported from MLE-bench" in page("Imported")

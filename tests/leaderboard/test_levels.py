@@ -54,7 +54,7 @@ def test_a_registered_run_without_the_nonce_is_told_to_write_it():
 
 
 def test_the_next_steps_of_the_stronger_levels():
-    assert "audits are not run yet" in next_level_steps(LevelFacts(hosted=False, registered=True))[0]
+    assert "agent.image" in next_level_steps(LevelFacts(hosted=False, registered=True))[0]
     assert "hosted workers" in next_level_steps(LevelFacts(hosted=False, registered=True, audit_passed=True))[0]
     assert next_level_steps(LevelFacts(hosted=True)) == []
     assert "imported from MLE-bench" in next_level_steps(LevelFacts(hosted=False, imported=True))[0]
