@@ -20,7 +20,8 @@ def test_a_member_uploads_a_bundle_in_the_browser_and_follows_it_live(
     page.wait_for_url(re.compile(r".*/submissions/\d+/$"), timeout=60000)
     # The page follows the pipeline without a manual reload until the status is final.
     page.wait_for_function(
-        "['in_review','published'].includes(document.getElementById('status').textContent.trim())", timeout=240000
+        "() => ['in_review','published'].includes(document.getElementById('status').textContent.trim())",
+        timeout=240000,
     )
     page.wait_for_selector("#aggregates", timeout=30000)
     assert "66 of 66 runs graded" in page.inner_text("#progress-text")

@@ -119,7 +119,9 @@ def test_the_two_minute_recipe_on_a_fresh_portal(page, tmp_path):
         page.set_input_files("#bundle", str(bundle))
         page.click("#upload-form button[type=submit]")
         page.wait_for_url(re.compile(r".*/submissions/\d+/$"), timeout=60000)
-        page.wait_for_function("document.getElementById('status').textContent.trim() == 'published'", timeout=300000)
+        page.wait_for_function(
+            "() => document.getElementById('status').textContent.trim() == 'published'", timeout=300000
+        )
 
         # A second one by the CLI, with a token; it waits, then prints the figures and the flags.
         run(PYTHON, "manage.py", "make_demo_run", "--out", str(tmp_path / "my-run-2"), "--quality", "0.6",
