@@ -197,7 +197,7 @@ class Soak:
         which has none, takes their messages (and sends them back)."""
         key = (
             subprocess.run(
-                [str(PYTHON), "manage.py", "issue_worker_token", "--name", "soak-absent-gpu"],
+                [str(PYTHON), "manage.py", "issue_worker_token", "--name", "soak-absent-gpu", "--trusted"],
                 cwd=ROOT, env=env, capture_output=True, text=True, check=True,
             ).stdout.strip().splitlines()[-1]
         )  # fmt: skip

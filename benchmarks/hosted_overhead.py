@@ -59,7 +59,7 @@ class HostedPortal(Portal):
         os.environ.setdefault("HOSTED_RUNS_DAILY_QUOTA", "1000")
         os.environ.setdefault("HOSTED_HEARTBEAT_SECONDS", "2")
         super().__init__(workers=1, label=f"hosted_{backend}", packs=packs())
-        key = self.manage("issue_worker_token", "--name", f"bench-{backend}").strip().splitlines()[-1]
+        key = self.manage("issue_worker_token", "--name", f"bench-{backend}", "--trusted").strip().splitlines()[-1]
         gpu_env = {k: v for k, v in self.env.items() if k != "DATABASE_URL"}
         gpu_env.update(
             {

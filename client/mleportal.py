@@ -1008,7 +1008,9 @@ def _outcomes(archive: zipfile.ZipFile, manifest: dict[str, Any], aggregates: di
             sha = hashes.get((report["competition_id"], seed), "")
             outcomes.append(engine.outcome_from_report(report, seed=seed, submission_sha256=sha))
     registration = aggregates.get("registration")
-    return _as_registered(outcomes, registration, engine) if isinstance(registration, dict) else outcomes
+    if isinstance(registration, dict):
+        outcomes = _as_registered(outcomes, registration, engine)
+    return _with_unnamed(outcomes, aggregates.get("unnamed_registrations") or [], engine)
 
 
 def _as_registered(outcomes: list, registration: dict[str, Any], engine: Any) -> list:
@@ -1023,6 +1025,23 @@ def _as_registered(outcomes: list, registration: dict[str, Any], engine: Any) ->
         result += [dataclasses.replace(run, seed=slot) for slot, run in enumerate(runs)]
         for slot in range(len(runs), seeds):
             result.append(engine.outcome_from_report({}, seed=slot, submission_sha256="", competition_id=cid))
+    return result
+
+
+def _with_unnamed(outcomes: list, unnamed: list, engine: Any) -> list:
+    """As the portal counts an entry's unnamed registrations (lapsed registrations of the same team, agent and
+    version that no bundle named): for each in turn, a failure per registered (competition, seed), its seeds
+    numbered after the highest seed counted so far."""
+    result = list(outcomes)
+    start = max((o.seed for o in result), default=-1) + 1
+    for registration in unnamed:
+        seeds = int(registration.get("seeds") or 0)
+        for cid in [str(cid) for cid in registration.get("competitions") or []]:
+            for slot in range(seeds):
+                result.append(
+                    engine.outcome_from_report({}, seed=start + slot, submission_sha256="", competition_id=cid)
+                )
+        start += seeds
     return result
 
 

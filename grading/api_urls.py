@@ -21,9 +21,24 @@ urlpatterns = [
     ),
     path("registrations/", registration_apis.RegistrationListCreateApi.as_view(), name="api_registrations"),
     path(
+        "registrations/public/",
+        registration_apis.RegistrationPublicListApi.as_view(),
+        name="api_registrations_public",
+    ),
+    path(
+        "registrations/public/<int:registration_id>/",
+        registration_apis.RegistrationPublicDetailApi.as_view(),
+        name="api_registration_public",
+    ),
+    path(
         "registrations/<int:registration_id>/",
         registration_apis.RegistrationDetailApi.as_view(),
         name="api_registration",
+    ),
+    path(
+        "registrations/<int:registration_id>/withdrawal/",
+        registration_apis.RegistrationWithdrawalApi.as_view(),
+        name="api_registration_withdrawal",
     ),
     path("decisions/", review_apis.DecisionListApi.as_view(), name="api_decisions"),
     path("engine/", apis.EngineApi.as_view(), name="api_engine"),

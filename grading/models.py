@@ -83,6 +83,9 @@ class Submission(models.Model):
         related_name="submissions",
         help_text="The team's registration its manifest names: every registered (competition, seed) counts",
     )
+    # The lapsed registrations of its team, agent and version that no bundle named, as its last check counted them
+    # (grading.selectors.unnamed_registrations): [{"id", "competitions", "seeds"}], each registered run a failure.
+    unnamed_registrations = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -321,6 +324,11 @@ class Registration(models.Model):
     nonce = models.CharField(max_length=64, unique=True, help_text="Written into each run's log before its submission")
     deadline = models.DateTimeField()
     created_at = models.DateTimeField(auto_now_add=True)
+    lapse_checked_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the entries of its team, agent and version were re-checked after its deadline passed",
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -328,3 +336,38 @@ class Registration(models.Model):
 
     def __str__(self) -> str:
         return f"registration {self.pk} ({self.agent_name} {self.agent_version}, {self.seeds} seeds)"
+
+
+class Withdrawal(models.Model):
+    """A team's request to withdraw a registration (SPEC section 9): once a maintainer accepts it, the registration's
+    unreported seeds no longer count as failures, and its reason is public on the entries of that agent."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        ACCEPTED = "accepted"
+        REFUSED = "refused"
+
+    registration = models.ForeignKey(Registration, on_delete=models.CASCADE, related_name="withdrawals")
+    reason = models.TextField(help_text="Why the team withdraws it; public once accepted")
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    requested_at = models.DateTimeField(auto_now_add=True)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_reason = models.TextField(blank=True, help_text="The maintainer's reason for the decision")
+
+    class Meta:
+        ordering = ["-requested_at"]
+        constraints = [
+            # At most one request waiting or accepted per registration; a refused one may be asked again.
+            models.UniqueConstraint(
+                fields=["registration"],
+                condition=models.Q(status__in=["pending", "accepted"]),
+                name="withdrawal_one_open_per_registration",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"withdrawal of registration {self.registration_id} ({self.status})"

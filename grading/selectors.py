@@ -2,7 +2,7 @@ import dataclasses
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from itertools import groupby
 from operator import attrgetter
 from pathlib import Path
@@ -11,20 +11,29 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.files.storage import FileSystemStorage, storages
-from django.db.models import Expression, Q, QuerySet
+from django.db.models import Exists, Expression, OuterRef, Q, QuerySet
 from django.db.models.fields.json import KeyTransform
 from django.http import Http404
 from django.utils import timezone
 
 from competitions.models import Competition
 from grading.checks.context import RegistrationFacts
-from grading.checks.registration import outcomes_as_registered
+from grading.checks.registration import outcomes_as_registered, outcomes_with_unnamed
 from grading.engine.aggregation import RunOutcome, outcome_from_report
 from grading.engine.report import CompetitionReport, build_run_group_report
 from grading.engine.report_parser import parse_competition_report
 from grading.engine.safe_json import restored_report
 from grading.engine.tiers import TIER_SPLITS
-from grading.models import Decision, Flag, Registration, ReviewEvent, Run, Submission, TierAggregate
+from grading.models import (
+    Decision,
+    Flag,
+    Registration,
+    ReviewEvent,
+    Run,
+    Submission,
+    TierAggregate,
+    Withdrawal,
+)
 from portal.accounts.models import Membership, Team
 from portal.accounts.selectors import is_maintainer
 from portal.ids import parse_id
@@ -87,22 +96,91 @@ def submission_outcomes(*, submission_id: int, claimed: bool = False) -> list[Ru
         for seed, sha256, copy_key, slug, *values in rows
     ]
     submission = Submission.objects.filter(pk=submission_id).select_related("registration").first()
-    registration = registration_facts(submission) if submission is not None else None
+    if submission is None:
+        return outcomes
+    registration = registration_facts(submission)
     # Under a registration every registered (competition, seed) counts, a missing one as a failure (SPEC §9).
-    return outcomes if registration is None else outcomes_as_registered(outcomes, registration=registration)
+    if registration is not None:
+        outcomes = outcomes_as_registered(outcomes, registration=registration)
+    # So does every seed of a lapsed registration of the same agent and version that no bundle named, as the
+    # entry's last check counted them.
+    return outcomes_with_unnamed(outcomes, counted_unnamed_registrations(submission))
 
 
-def registration_facts(submission: Submission) -> RegistrationFacts | None:
-    """The registration the submission's bundle names, as the checks and the aggregation read it."""
-    registration = submission.registration
-    if registration is None:
-        return None
+def _facts(registration: Registration) -> RegistrationFacts:
     return RegistrationFacts(
         id=registration.pk,
         nonce=registration.nonce,
         competitions=tuple(registration.competitions),
         seeds=registration.seeds,
     )
+
+
+def registration_facts(submission: Submission) -> RegistrationFacts | None:
+    """The registration the submission's bundle names, as the checks and the aggregation read it."""
+    registration = submission.registration
+    return None if registration is None else _facts(registration)
+
+
+def submission_agent(submission: Submission) -> tuple[str, str] | None:
+    """(agent name, version) as the submission's manifest gives them (stripped, as a registration stores them);
+    None when it gives no name."""
+    agent = (submission.manifest or {}).get("agent")
+    if not isinstance(agent, dict) or not isinstance(agent.get("name"), str) or not agent["name"].strip():
+        return None
+    version = agent.get("version")
+    return agent["name"].strip(), version.strip() if isinstance(version, str) else ""
+
+
+def unnamed_registrations(
+    *, team_id: int, agent_name: str, agent_version: str, now: datetime | None = None
+) -> QuerySet[Registration]:
+    """The registrations whose registered seeds count as failures of the team's entries of this agent and version
+    although no entry reports them (SPEC section 9), oldest first: the one place that chooses them.
+
+    Those of the team, agent name and version whose deadline has passed, that no bundle named (a failed upload
+    does not count as naming it: nothing of it is on any board), and whose withdrawal a maintainer has not
+    accepted. A hosted run's own registration never counts here: the portal ran (or failed to run) those seeds,
+    the team chose none of them."""
+    named = Submission.objects.filter(registration=OuterRef("pk")).exclude(status=Submission.Status.FAILED)
+    withdrawn = Withdrawal.objects.filter(registration=OuterRef("pk"), status=Withdrawal.Status.ACCEPTED)
+    return (
+        Registration.objects.filter(
+            team_id=team_id,
+            agent_name=agent_name,
+            agent_version=agent_version,
+            deadline__lt=now or timezone.now(),
+            hosted_run__isnull=True,
+        )
+        .exclude(Exists(named))
+        .exclude(Exists(withdrawn))
+        .order_by("pk")
+    )
+
+
+def unnamed_as_stored(unnamed: Iterable[RegistrationFacts]) -> list[dict]:
+    """What Submission.unnamed_registrations stores of each (the evidence's aggregates.json says the same)."""
+    return [{"id": r.id, "competitions": list(r.competitions), "seeds": r.seeds} for r in unnamed]
+
+
+def counted_unnamed_registrations(submission: Submission) -> tuple[RegistrationFacts, ...]:
+    """The unnamed registrations the submission's last check counted as failures (Submission.unnamed_registrations):
+    what its stored aggregates, its entry and its evidence count, until the next check."""
+    return tuple(
+        RegistrationFacts(id=int(r["id"]), nonce="", competitions=tuple(r["competitions"]), seeds=int(r["seeds"]))
+        for r in submission.unnamed_registrations or []
+    )
+
+
+def unnamed_registration_facts(submission: Submission) -> tuple[RegistrationFacts, ...]:
+    """unnamed_registrations of the submission's team, agent and version, as the checks and the aggregation read
+    them; none for an entry imported from another board (it has no registration)."""
+    agent = submission_agent(submission)
+    if agent is None or submission.origin == Submission.Origin.IMPORT:
+        return ()
+    name, version = agent
+    found = unnamed_registrations(team_id=submission.team_id, agent_name=name, agent_version=version)
+    return tuple(_facts(registration) for registration in found)
 
 
 def submission_folder(submission: Submission) -> Path:
@@ -367,4 +445,56 @@ def public_decisions(*, page: int = 1) -> DecisionsPage:
 
 def registrations_of_team(*, team: Team) -> QuerySet[Registration]:
     """The team's registrations, newest first; their nonces are the team's to see."""
-    return Registration.objects.filter(team=team).select_related("team")
+    return Registration.objects.filter(team=team).select_related("team", "hosted_run").prefetch_related("withdrawals")
+
+
+def withdrawals_pending(*, viewer: User) -> list[tuple[Withdrawal, bool]]:
+    """Withdrawals waiting for a maintainer, oldest first, each with whether it is the viewer's own team's."""
+    own = own_team_ids(viewer)
+    found = (
+        Withdrawal.objects.filter(status=Withdrawal.Status.PENDING)
+        .select_related("registration__team")
+        .order_by("requested_at", "pk")
+    )
+    return [(w, w.registration.team_id in own or w.requested_by_id == viewer.pk) for w in found]
+
+
+def withdrawals_decided() -> QuerySet[Withdrawal]:
+    return (
+        Withdrawal.objects.exclude(status=Withdrawal.Status.PENDING)
+        .select_related("registration__team", "decided_by")
+        .order_by("-decided_at", "-pk")
+    )
+
+
+def registrations_public() -> QuerySet[Registration]:
+    """The registrations anyone may read, newest first (SPEC section 9): those an entry on the board uses and
+    those whose deadline has passed. Before that a registration, its nonce above all, is its team's only."""
+    used = Submission.objects.filter(registration__isnull=False, board_entry__isnull=False).values("registration")
+    return (
+        Registration.objects.filter(Q(deadline__lte=timezone.now()) | Q(pk__in=used))
+        .select_related("team", "hosted_run")
+        .order_by("-created_at", "-pk")
+    )
+
+
+def registration_public_get(*, registration_id: int) -> Registration:
+    """A public registration, or 404: one not yet public is told apart from none at all by nobody."""
+    registration = registrations_public().filter(pk=registration_id).first()
+    if registration is None:
+        raise Http404(
+            "No public registration with this id: a registration is public once an entry uses it or its "
+            "deadline has passed."
+        )
+    return registration
+
+
+def registration_entries(*, registration: Registration) -> list[dict[str, Any]]:
+    """The board's entries that use the registration: their id, submission and agent, as pages and the API list
+    them."""
+    return [
+        {"id": entry_id, "submission": submission_id, "status": status}
+        for submission_id, entry_id, status in registration.submissions.filter(board_entry__isnull=False)
+        .order_by("pk")
+        .values_list("pk", "board_entry__pk", "status")
+    ]

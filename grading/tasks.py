@@ -13,7 +13,7 @@ from django.utils import timezone
 from grading import queue
 from grading.engine.heap import release_memory
 from grading.models import PeriodicStamp, Submission
-from grading.services import finish, pipeline, scheduling
+from grading.services import finish, pipeline, registrations, scheduling
 from grading.services.workers import heartbeats_prune
 
 logger = logging.getLogger(__name__)
@@ -129,6 +129,8 @@ def watchdog() -> dict:
         )
         failed += 1
     heartbeats_prune(now=now)
+    # A registration whose deadline passed unnamed counts against its agent's entries from now on (SPEC §9).
+    lapsed = registrations.registrations_lapse(now=now)
     dispatched = len(scheduling.runs_dispatch())
     # The trace celery beat leaves: /healthz reads when the watchdog it sends last finished.
     PeriodicStamp.objects.update_or_create(task="grading.watchdog", defaults={"finished_at": timezone.now()})
@@ -139,5 +141,6 @@ def watchdog() -> dict:
         "released": released,
         "resent": resent,
         "failed": failed,
+        "registrations_lapsed": lapsed,
         "dispatched": dispatched,
     }

@@ -13,12 +13,14 @@ from grading.bundles.seeds import RULE_TEXT
 from grading.checks.comparability import DECISION_WORDS
 from grading.engine_wheel import WheelBuildFailed, engine_wheel
 from grading.evidence import evidence_blocks, evidence_json
-from grading.forms import DecisionForm, QueueFilterForm, TeamAnswerForm
+from grading.forms import DecisionForm, QueueFilterForm, TeamAnswerForm, WithdrawalDecisionForm
 from grading.models import Flag, Submission
+from grading.services.registrations import withdrawal_decide
 from grading.services.regrade import submission_regrade, submissions_regrade_all
 from grading.services.review import DECIDABLE, ReviewRefused, entry_decide, flag_decide, team_answer
 from portal.accounts.selectors import is_maintainer, signed_in_user, teams_for_user
 from portal.ids import parse_id
+from portal.refusals import Refused
 
 logger = logging.getLogger(__name__)
 
@@ -146,6 +148,41 @@ def review_entry_decide(request: HttpRequest, submission_id: int) -> HttpRespons
         except ReviewRefused as exc:
             _refused(request, exc)
     return redirect("review_submission", submission_id=submission_id)
+
+
+def review_withdrawals(request: HttpRequest) -> HttpResponse:
+    """Teams' requests to withdraw a registration: pending ones to decide, then the latest decided."""
+    reviewer = _require_reviewer(request)
+    context = {
+        "pending": [
+            {"withdrawal": w, "form": WithdrawalDecisionForm(prefix=f"withdrawal-{w.pk}"), "own_team": own}
+            for w, own in selectors.withdrawals_pending(viewer=reviewer)
+        ],
+        "decided": selectors.withdrawals_decided()[:50],
+    }
+    return render(request, "grading/review_withdrawals.html", context)
+
+
+@require_POST
+def review_withdrawal_decide(request: HttpRequest, withdrawal_id: int) -> HttpResponse:
+    reviewer = _require_reviewer(request)
+    form = WithdrawalDecisionForm(request.POST, prefix=f"withdrawal-{withdrawal_id}")
+    if not form.is_valid():
+        messages.error(request, f"Nothing was decided on withdrawal {withdrawal_id}. {form.problems()}")
+        return redirect("review_withdrawals")
+    try:
+        accept = form.cleaned_data["decision"] == "accept"
+        withdrawal_decide(
+            withdrawal_id=withdrawal_id, accept=accept, reason=form.cleaned_data["reason"], actor=reviewer
+        )
+        messages.success(request, f"Withdrawal {withdrawal_id} {'accepted' if accept else 'refused'}.")
+    except Refused as exc:
+        if exc.status == 403:
+            raise PermissionDenied(exc.message) from None
+        if exc.status == 404:
+            raise Http404(exc.message) from None
+        messages.error(request, exc.message)
+    return redirect("review_withdrawals")
 
 
 @login_required

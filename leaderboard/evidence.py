@@ -47,7 +47,12 @@ from grading.engine.safe_json import restored_report
 from grading.engine.tiers import TIER_SPLITS, TIERS
 from grading.engine_wheel import WheelBuildFailed, engine_wheel
 from grading.models import Run, Submission
-from grading.selectors import private_storage_is_remote, registration_facts, submission_folder, tier_members
+from grading.selectors import (
+    private_storage_is_remote,
+    registration_facts,
+    submission_folder,
+    tier_members,
+)
 from leaderboard import selectors
 from leaderboard.history import board_head
 from leaderboard.models import BoardRow, BoardState, Entry
@@ -106,6 +111,7 @@ def entry_figures(*, entry_id: int) -> dict:
     with _snapshot():
         entry = selectors.entry_get(entry_id=entry_id)
         rows = sorted(entry.rows.all(), key=_tab_order)
+        registrations = selectors.entry_registrations(entry)
         version = _board_version()
     return {
         "entry_id": entry.pk,
@@ -133,6 +139,8 @@ def entry_figures(*, entry_id: int) -> dict:
             }
             for row in rows
         ],
+        # The team's public registrations of this agent and version (SPEC section 9), as the entry page lists them.
+        "registrations": registrations.as_dict(),
         "url": reverse("leaderboard_entry", args=[entry.pk]),
         "evidence_url": reverse("api_entry_evidence", args=[entry.pk]),
     }
@@ -337,6 +345,7 @@ def entry_evidence(*, entry_id: int, base_url: str) -> Evidence:
         registration = (
             {"id": facts.id, "competitions": list(facts.competitions), "seeds": facts.seeds} if facts else None
         )
+        unnamed = list(submission.unnamed_registrations or [])  # as the entry's last check counted them
         ranking = _ranking(entry)
         version = _board_version()
         head = _history_head()
@@ -365,6 +374,9 @@ def entry_evidence(*, entry_id: int, base_url: str) -> Evidence:
             # Every registered (competition, seed) counts: the runs reported, renumbered 0, 1, ... per competition
             # in seed order, then a failure for each registered seed not reported (grading/checks/registration.py).
             **({"registration": registration} if registration else {}),
+            # Then each lapsed registration of the same team, agent and version that no bundle named, in turn: a
+            # failure for each of its registered (competition, seed), numbered after the highest seed so far.
+            **({"unnamed_registrations": unnamed} if unnamed else {}),
         }
     )
     documents["ranking.json"] = _json(ranking)

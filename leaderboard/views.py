@@ -186,6 +186,7 @@ def entry_detail(request: HttpRequest, entry_id: int) -> HttpResponse:
         "rates_excluding_leaky": selectors.entry_rates(entry, excluding_leaky=True),
         "ranks": selectors.entry_ranks(entry),
         "registration": selectors.entry_registration(entry),
+        "registrations": selectors.entry_registrations(entry),
         "matrix": selectors.entry_matrix(entry),
         "flags": flags,
         "events": review_events(submission),

@@ -465,7 +465,18 @@ HOSTED_RUNS_DAILY_QUOTA_PER_USER: int | None = (
 HOSTED_CPUS_PER_RUN = env_int("HOSTED_CPUS_PER_RUN", 4, minimum=1)
 HOSTED_MEMORY_GB_PER_RUN = env_int("HOSTED_MEMORY_GB_PER_RUN", 16, minimum=1)
 HOSTED_SHM_GB = env_int("HOSTED_SHM_GB", 4, minimum=1)
+# The most processes and threads one task may have at once (the process backend's RLIMIT_NPROC, Docker's pids limit;
+# a worker's RUNNER_MAX_PROCESSES caps it again).
+HOSTED_PROCESSES_PER_RUN = env_int("HOSTED_PROCESSES_PER_RUN", 4096, minimum=16)
 HOSTED_ALLOW_NETWORK = env_bool("HOSTED_ALLOW_NETWORK", False)  # the operator's choice; agents get none by default
+# Variable names (or NAME_* prefixes, comma-separated) teams may give beyond runners/envnames.py's allow-list.
+# runners/envnames.py reads it from the environment (each worker reads its own); a bad entry stops the portal here.
+try:
+    from runners.envnames import operator_allowed
+
+    HOSTED_ENV_ALLOW = operator_allowed()
+except ValueError as _exc:
+    raise ImproperlyConfigured(str(_exc)) from None
 HOSTED_MAX_OUTPUT_BYTES = env_int("HOSTED_MAX_OUTPUT_BYTES", 2 * 1024**3, minimum=1024)
 HOSTED_HEARTBEAT_SECONDS = env_int("HOSTED_HEARTBEAT_SECONDS", 10, minimum=1)
 HOSTED_WORKER_LOST_SECONDS = env_int("HOSTED_WORKER_LOST_SECONDS", 60, minimum=2)

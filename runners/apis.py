@@ -85,6 +85,9 @@ class HostedRunSerializer(serializers.Serializer):
     finished_at = serializers.DateTimeField(allow_null=True)
     runs = HostedTaskSerializer(source="task_list", many=True)
     submission_id = serializers.IntegerField(allow_null=True)
+    registration_id = serializers.IntegerField(
+        allow_null=True, help_text="The registration the run made for itself; its nonce heads each run.log"
+    )
     url = serializers.SerializerMethodField()
 
     def get_env(self, obj: HostedRun) -> list[str]:
@@ -201,6 +204,20 @@ class _WorkerApi(APIView):
     throttle_classes: list = []  # a worker's calls are bounded by its tasks; a team's budget is not its concern
 
 
+class MeasuredGpuSerializer(serializers.Serializer):
+    model = serializers.CharField(allow_blank=True, max_length=100)
+    memory_gb = serializers.FloatField(min_value=0, max_value=10_000)
+
+
+class MeasuredSerializer(serializers.Serializer):
+    """What the worker measured of itself (runners/worker/measure.py); shown to the maintainer who approves it."""
+
+    gpus = serializers.ListField(child=MeasuredGpuSerializer(), max_length=64, required=False)
+    gpu_source = serializers.CharField(allow_blank=True, max_length=200, default="")
+    cpus = serializers.FloatField(min_value=0, max_value=100_000, required=False)
+    memory_gb = serializers.FloatField(min_value=0, max_value=1_000_000, required=False)
+
+
 class CapacitySerializer(serializers.Serializer):
     gpus = serializers.IntegerField(min_value=0, max_value=64)
     gpu_model = serializers.CharField(allow_blank=True, max_length=100, default="")
@@ -211,6 +228,7 @@ class CapacitySerializer(serializers.Serializer):
     backend = serializers.ChoiceField(choices=["process", "docker"])
     sandbox = serializers.ChoiceField(choices=["", "bwrap", "off"], default="")
     version = serializers.CharField(allow_blank=True, max_length=40, default="")
+    measured = MeasuredSerializer(required=False)
 
 
 class WorkerRegisterApi(_WorkerApi):
@@ -218,8 +236,21 @@ class WorkerRegisterApi(_WorkerApi):
     def post(self, request: Request) -> Response:
         body = CapacitySerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        worker = worker_register(worker=_worker(request), capacity=Capacity(**body.validated_data))
-        return Response({"worker": worker.name, "heartbeat_seconds": settings.HOSTED_HEARTBEAT_SECONDS})
+        data = dict(body.validated_data)
+        measured = json.loads(json.dumps(data.pop("measured", {})))  # plain dicts and lists, for the JSON field
+        worker = worker_register(worker=_worker(request), capacity=Capacity(**data, measured=measured))
+        approved = worker.approved_at is not None
+        return Response(
+            {
+                "worker": worker.name,
+                "heartbeat_seconds": settings.HOSTED_HEARTBEAT_SECONDS,
+                "approved": approved,
+                "approval": "approved"
+                if approved
+                else "pending: a maintainer approves the hardware this worker declares on the portal's workers page; "
+                "until then it takes no task",
+            }
+        )
 
 
 MAX_RUNNING = 256  # a worker's most slots

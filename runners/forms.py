@@ -5,7 +5,15 @@ from django.db.models import QuerySet
 
 from grading.engine.tiers import SPLITS
 from portal.accounts.models import Team
+from runners import envnames
 from runners.services.fit import Offer
+
+
+class _SecretTextarea(forms.Textarea):
+    """A textarea that never sends its value back: a form shown again with an error does not show the secrets."""
+
+    def format_value(self, value: Any) -> str | None:
+        return None
 
 
 class HostedRunForm(forms.Form):
@@ -23,7 +31,7 @@ class HostedRunForm(forms.Form):
     env = forms.CharField(
         label="Environment variables",
         required=False,
-        widget=forms.Textarea(attrs={"rows": 4, "autocomplete": "off", "spellcheck": "false"}),
+        widget=_SecretTextarea(attrs={"rows": 4, "autocomplete": "off", "spellcheck": "false"}),
         help_text="NAME=value, one per line: passed to the agent, stored encrypted, never shown again",
     )
     competitions = forms.CharField(
@@ -50,5 +58,8 @@ class HostedRunForm(forms.Form):
             name, sep, value = line.partition("=")
             if not sep:
                 raise forms.ValidationError(f"line {number}: write NAME=value")
-            env[name.strip()] = value
+            name = name.strip()
+            if (why := envnames.refusal(name)) is not None:
+                raise forms.ValidationError(f"line {number}: {name[:80]} {why}")
+            env[name] = value
         return env

@@ -36,7 +36,17 @@ class HostedRun(models.Model):
     submission = models.OneToOneField(
         "grading.Submission", on_delete=models.SET_NULL, null=True, blank=True, related_name="hosted_run"
     )
+    registration = models.OneToOneField(
+        "grading.Registration",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="hosted_run",
+        help_text="The registration the run made for itself when it was asked for; its nonce heads each run.log",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
+    # When its first task started on a worker: a run cancelled before that used nothing, and costs no quota.
+    started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -67,6 +77,20 @@ class GpuWorker(models.Model):
     registered_at = models.DateTimeField(null=True, blank=True)
     beat_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    # What the worker measured of itself (the driver's GPUs, its CPUs and memory), beside what it declares above.
+    measured = models.JSONField(default=dict, blank=True)
+    # A maintainer's approval of the declared hardware (runners/services/approval.py): None while pending, and
+    # again once the worker declares other hardware. An unapproved worker gets no task and promises no capacity.
+    approved_at = models.DateTimeField(null=True, blank=True)
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    approved_hardware = models.JSONField(
+        null=True, blank=True, help_text="The declared hardware the last approval was for"
+    )
+    auto_approve = models.BooleanField(
+        default=False, help_text="The one-machine install's own worker (demo_setup): approved as it registers"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -11,6 +11,7 @@ from django.utils import timezone
 from portal.accounts.models import Team
 from portal.accounts.selectors import teams_for_user
 from runners.models import GpuWorker, HostedRun, HostedTask
+from runners.services.approval import declared_hardware, hardware_fingerprint, hardware_lines
 
 
 def _visible(*, user: User) -> QuerySet[HostedRun]:
@@ -50,3 +51,13 @@ def worker_list() -> list[GpuWorker]:
     for worker in workers:
         worker.alive = worker.beat_at is not None and worker.beat_at >= lost_before  # type: ignore[attr-defined]
     return workers
+
+
+def worker_approval_list() -> list[GpuWorker]:
+    """The registered workers, pending ones first, each with its declared and measured hardware line by line
+    (.lines), the fingerprint of its declaration (.fingerprint) and whether it still beats (.alive)."""
+    workers = [worker for worker in worker_list() if worker.registered_at is not None and worker.revoked_at is None]
+    for worker in workers:
+        worker.lines = hardware_lines(worker)  # type: ignore[attr-defined]
+        worker.fingerprint = hardware_fingerprint(declared_hardware(worker))  # type: ignore[attr-defined]
+    return sorted(workers, key=lambda worker: (worker.approved_at is not None, worker.name))

@@ -1,16 +1,18 @@
-"""Hosted runs' pages: ask for one, follow it live, cancel it; the operators' workers page."""
+"""Hosted runs' pages: ask for one, follow it live, cancel it; the operators' workers page and the maintainers'
+approval of workers."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from portal.accounts.selectors import is_maintainer, signed_in_user, teams_for_user
 from runners import selectors
 from runners.forms import HostedRunForm
 from runners.models import HostedRun
+from runners.services.approval import ApprovalRefused, worker_approval_withdraw, worker_approve
 from runners.services.fit import hosted_offer
 from runners.services.hosted import (
     HostedRunRefused,
@@ -86,3 +88,33 @@ def workers(request: HttpRequest) -> HttpResponse:
     if not (request.user.is_staff or is_maintainer(request.user)):
         raise PermissionDenied("The workers page is for operators and maintainers.")
     return render(request, "runners/workers.html", {"workers": selectors.worker_list()})
+
+
+def _require_maintainer(request: HttpRequest) -> None:
+    if not is_maintainer(request.user):
+        raise PermissionDenied("Approving workers is for maintainers.")
+
+
+@require_safe
+def worker_approval(request: HttpRequest) -> HttpResponse:
+    """Each worker's declared hardware beside what it measured of itself; pending ones first."""
+    _require_maintainer(request)
+    return render(request, "runners/worker_approval.html", {"workers": selectors.worker_approval_list()})
+
+
+@require_POST
+def worker_approve_view(request: HttpRequest, worker_id: int) -> HttpResponse:
+    _require_maintainer(request)
+    user = signed_in_user(request.user)
+    try:
+        if request.POST.get("decision") == "withdraw":
+            worker = worker_approval_withdraw(worker_id=worker_id, by=user)
+            messages.success(request, f"{worker.name} is pending again: it takes no new task.")
+        else:
+            worker = worker_approve(worker_id=worker_id, by=user, fingerprint=request.POST.get("fingerprint", ""))
+            messages.success(request, f"{worker.name} is approved for the hardware it declares.")
+    except ApprovalRefused as exc:
+        if exc.status == 404:
+            raise Http404(exc.message) from None
+        messages.error(request, exc.message)
+    return redirect("hosted_worker_approval")

@@ -193,6 +193,9 @@ class CheckContext:
     settings: CheckSettings = CheckSettings()
     hosted: bool = False  # run by the portal's workers (their run.log is the captured output, even when empty)
     registration: RegistrationFacts | None = None
+    # The team's lapsed registrations of this agent and version that no bundle named (grading.selectors.
+    # unnamed_registrations): their registered seeds count as failures of this entry.
+    unnamed_registrations: tuple[RegistrationFacts, ...] = ()
     cache: dict = field(default_factory=dict, compare=False, repr=False)  # what several checks compute once
 
     @property

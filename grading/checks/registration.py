@@ -4,10 +4,14 @@ Each run of a registered competition must hold the registration's nonce in its l
 without it is not part of the registration: it does not count, and a blocking flag (``no_nonce``) lists it.
 Every registered (competition, seed) counts: a registered seed the bundle does not report counts as a failure,
 which a warning (``unreported_seeds``) states. ``outcomes_as_registered`` is what the aggregation counts.
+
+A registration of the same team, agent and version whose deadline passed and that no bundle named (an unnamed
+registration, grading.selectors.unnamed_registrations) counts too: each of its registered (competition, seed)
+is a failure of the entry (``outcomes_with_unnamed``), which a warning (``unnamed_registrations``) states.
 """
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Final
@@ -80,6 +84,46 @@ def outcomes_as_registered(
     return result
 
 
+def outcomes_with_unnamed(outcomes: Iterable[RunOutcome], unnamed: Sequence[RegistrationFacts]) -> list[RunOutcome]:
+    """The outcomes and, for each unnamed registration in turn, a failure for each of its registered
+    (competition, seed): its seeds are numbered after the highest seed counted so far (all competitions alike, so
+    a registration of a whole split adds complete seeds of failures)."""
+    result = list(outcomes)
+    if not unnamed:
+        return result
+    start = max((outcome.seed for outcome in result), default=-1) + 1
+    for registration in unnamed:
+        for cid in registration.competitions:
+            result += [_failure(cid, start + slot) for slot in range(registration.seeds)]
+        start += registration.seeds
+    return result
+
+
+def unnamed_flag(
+    unnamed: Sequence[RegistrationFacts], *, tiers_of_all: Callable[[Iterable[str]], list[str]]
+) -> FlagData | None:
+    """The warning that unnamed registrations' seeds count as failures, or None when there is none."""
+    if not unnamed:
+        return None
+    said = "; ".join(
+        f"{r.seeds} seeds registered in registration {r.id} ({len(r.competitions)} competition(s)), never reported"
+        for r in unnamed
+    )
+    runs = sum(r.seeds * len(r.competitions) for r in unnamed)
+    return FlagData(
+        code="registration",
+        severity="warning",
+        key="unnamed_registrations",
+        tiers=tiers_of_all({cid for r in unnamed for cid in r.competitions}),
+        message=f"{said}: counted as failures ({runs} run(s) in all). A maintainer may accept the team's "
+        "withdrawal of a registration, with its reason public.",
+        evidence={
+            "registrations": [{"id": r.id, "seeds": r.seeds, "competitions": list(r.competitions)} for r in unnamed],
+            "runs_counted_as_failures": runs,
+        },
+    )
+
+
 def _failure(competition_id: str, seed: int) -> RunOutcome:
     return RunOutcome(
         competition_id=competition_id,
@@ -104,10 +148,11 @@ def seeds_reported(*, registration: RegistrationFacts, counted: Iterable[str]) -
 
 
 def check(context: CheckContext) -> list[FlagData]:
+    lapsed = unnamed_flag(context.unnamed_registrations, tiers_of_all=context.tiers_of_all)
+    flags = [lapsed] if lapsed is not None else []
     registration = context.registration
     if registration is None:
-        return []
-    flags = []
+        return flags
     without = runs_without_nonce(context)
     if without:
         listed = [run.run_path for run in without]

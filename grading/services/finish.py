@@ -26,11 +26,17 @@ from grading.checks.context import (
     KnownIssue,
     RunFiles,
 )
-from grading.checks.registration import outcomes_as_registered
+from grading.checks.registration import outcomes_as_registered, outcomes_with_unnamed
 from grading.engine.aggregation import AGGREGATION_VERSION, aggregate, format_mean_sem
 from grading.engine.tiers import tiers_of_split
 from grading.models import Flag, ReviewEvent, Run, Submission, TierAggregate
-from grading.selectors import registration_facts, run_outcome, tier_members
+from grading.selectors import (
+    registration_facts,
+    run_outcome,
+    tier_members,
+    unnamed_as_stored,
+    unnamed_registration_facts,
+)
 from grading.services.prints import earlier_entries, prints_store
 from grading.services.publication import submission_publish_if_ready
 from grading.services.submissions import submission_bundle_root
@@ -58,26 +64,35 @@ def submission_finish(*, submission_id: int) -> None:
     if context.registration is not None:
         ungraded = Counter(run.competition.slug for run in runs if run.grading_error and run not in outside)
         outcomes = outcomes_as_registered(outcomes, registration=context.registration, ungraded=ungraded)
+    outcomes = outcomes_with_unnamed(outcomes, context.unnamed_registrations)
     flags = checks.run_checks(context)
     prints_store(submission=submission, index=duplicate_submissions.entry_index(context))
 
     with transaction.atomic():
-        for tier, split in members.items():
-            for kind in TierAggregate.Kind:
-                TierAggregate.objects.update_or_create(
-                    submission=submission,
-                    tier=tier,
-                    kind=kind,
-                    defaults={
-                        "data": aggregate(outcomes, split=split, padded=kind == TierAggregate.Kind.PADDED),
-                        "version": AGGREGATION_VERSION,
-                    },
-                )
+        aggregates_store(submission_id=submission_id, outcomes=outcomes, members=members)
         flags_store(submission_id=submission_id, flags=flags)
-        Submission.objects.filter(pk=submission_id).update(aggregation_version=AGGREGATION_VERSION)
+        Submission.objects.filter(pk=submission_id).update(
+            aggregation_version=AGGREGATION_VERSION,
+            unnamed_registrations=unnamed_as_stored(context.unnamed_registrations),
+        )
         submission_publish_if_ready(submission_id=submission_id)
         if not Submission.objects.filter(pk=submission_id, status=S.CHECKING).exists():
             transaction.on_commit(lambda: submission_notify(submission_id=submission_id))
+
+
+def aggregates_store(*, submission_id: int, outcomes: list, members: dict[str, list[str]]) -> None:
+    """Each tier's complete and padded aggregate of these outcomes."""
+    for tier, split in members.items():
+        for kind in TierAggregate.Kind:
+            TierAggregate.objects.update_or_create(
+                submission_id=submission_id,
+                tier=tier,
+                kind=kind,
+                defaults={
+                    "data": aggregate(outcomes, split=split, padded=kind == TierAggregate.Kind.PADDED),
+                    "version": AGGREGATION_VERSION,
+                },
+            )
 
 
 def _outside_registration_store(*, runs: list[Run], context: CheckContext) -> list[Run]:
@@ -125,10 +140,14 @@ def flag_fingerprint(flag: checks.FlagData) -> str:
     return hashlib.sha256(body.encode()).hexdigest()
 
 
-def flags_store(*, submission_id: int, flags: list[checks.FlagData]) -> None:
+def flags_store(*, submission_id: int, flags: list[checks.FlagData], only: tuple[str, str] | None = None) -> None:
     """Store the checks' flags: unchanged ones keep their decision, changed decided ones are reopened,
-    undecided ones no longer raised are deleted (decided ones stay, with their history)."""
-    existing = {(f.code, f.key): f for f in Flag.objects.select_for_update().filter(submission_id=submission_id)}
+    undecided ones no longer raised are deleted (decided ones stay, with their history). ``only``: the one
+    (code, key) that was checked again; the other flags are left as they are."""
+    found = Flag.objects.select_for_update().filter(submission_id=submission_id)
+    if only is not None:
+        found = found.filter(code=only[0], key=only[1])
+    existing = {(f.code, f.key): f for f in found}
     for flag in flags:
         fingerprint = flag_fingerprint(flag)
         fields: dict[str, Any] = {
@@ -202,6 +221,7 @@ def check_context(*, submission: Submission, runs: list[Run], members: dict[str,
         settings=check_settings(),
         hosted=submission.origin == Submission.Origin.HOSTED,
         registration=registration_facts(submission),
+        unnamed_registrations=unnamed_registration_facts(submission),
     )
     # Other teams' earlier entries that share a hash with this one (the index's lookups; the hashes are kept
     # in the context's cache, so the checks do not compute them again).

@@ -29,7 +29,7 @@ from grading import queue
 from grading.bundles.bundle import Bundle, read_bundle
 from grading.bundles.errors import BundleError
 from grading.bundles.limits import Limits
-from grading.models import Registration, Run, Submission
+from grading.models import Registration, Run, Submission, Withdrawal
 from grading.services import scheduling
 from grading.services.submissions import (
     SubmissionRefused,
@@ -106,12 +106,13 @@ def _check_run_count(bundle: Bundle, competitions: dict[str, Competition]) -> No
         )
 
 
-def _registration_named(bundle: Bundle, team: Team) -> Registration | None:
-    """The registration the manifest names, which must be the uploading team's (SPEC section 9)."""
+def _registration_named(bundle: Bundle, team: Team, origin: str) -> Registration | None:
+    """The registration the manifest names, which must be the uploading team's (SPEC section 9). A hosted
+    run's own registration is for the bundle the portal assembles from it only, whenever its tasks end."""
     wanted = bundle.manifest.registration
     if wanted is None:
         return None
-    registration = Registration.objects.filter(pk=wanted, team=team).first()
+    registration = Registration.objects.filter(pk=wanted, team=team).select_related("hosted_run").first()
     if registration is None:
         raise BundleError(
             "registration_unknown",
@@ -119,6 +120,27 @@ def _registration_named(bundle: Bundle, team: Team) -> Registration | None:
             "that POST /api/v1/registrations/ (or mleportal register) gave your team, or leave the key out",
             {"key": "registration", "got": wanted},
         )
+    withdrawal = registration.withdrawals.filter(status=Withdrawal.Status.ACCEPTED).first()
+    if withdrawal is not None:
+        raise BundleError(
+            "registration_withdrawn",
+            f"manifest.json: registration {wanted} was withdrawn (a maintainer accepted your team's request on "
+            f"{withdrawal.decided_at:%Y-%m-%d}), so no bundle may claim its seeds. Register again (mleportal "
+            "register) before running, and name the new registration",
+            {"key": "registration", "got": wanted},
+        )
+    hosted_run = getattr(registration, "hosted_run", None)
+    if hosted_run is not None:
+        if origin != Submission.Origin.HOSTED or bundle.manifest.raw.get("hosted_run", {}).get("id") != hosted_run.pk:
+            raise BundleError(
+                "registration_hosted",
+                f"manifest.json: registration {wanted} is hosted run {hosted_run.pk}'s own: the portal grades that "
+                "run's bundle itself, and no uploaded bundle may claim its seeds. Register your self-run group "
+                "(POST /api/v1/registrations/ or mleportal register) and name that registration, or leave the key "
+                "out",
+                {"key": "registration", "got": wanted, "hosted_run": hosted_run.pk},
+            )
+        return registration  # hosted tasks may end past the deadline: the portal ran them as registered
     if registration.deadline < timezone.now():
         # Past its deadline a registration is public and closed: no new bundle may claim its seeds.
         raise BundleError(
@@ -249,7 +271,7 @@ def _intake(
             )
             _check_submission_sizes(bundle, submission_limits)
             _check_run_count(bundle, competitions)
-            registration = _registration_named(bundle, team)
+            registration = _registration_named(bundle, team, origin)
         except BundleError as exc:
             raise SubmissionRefused(status=400, code=exc.code, message=exc.message, details=exc.details) from exc
         if private_storage_is_remote():

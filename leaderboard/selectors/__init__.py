@@ -18,6 +18,7 @@ from leaderboard.selectors.entry import (
     entry_ranks,
     entry_rates,
     entry_registration,
+    entry_registrations,
 )
 from leaderboard.selectors.figures import board_figures, board_points, medal_frequency
 from leaderboard.selectors.query import (
@@ -41,6 +42,7 @@ from leaderboard.selectors.query import (
 __all__ = [
     "EntryRegistration",
     "entry_registration",
+    "entry_registrations",
     "BOARDS",
     "BOARD_LABELS",
     "CACHE_SECONDS",

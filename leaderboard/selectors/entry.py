@@ -3,12 +3,15 @@
 from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import Q
 from django.http import Http404
+from django.utils import timezone
 
+from grading.checks.context import RegistrationFacts
 from grading.checks.registration import seeds_reported
 from grading.engine.tiers import TIER_LABELS, TIERS
-from grading.models import Flag, Run, Submission
-from grading.selectors import registration_facts
+from grading.models import Flag, Registration, Run, Submission, Withdrawal
+from grading.selectors import registration_facts, submission_agent
 from leaderboard.levels import LevelFacts, evidence_level, next_level_steps
 from leaderboard.models import BoardRow, Entry
 
@@ -74,6 +77,127 @@ def entry_registration(entry: Entry) -> EntryRegistration | None:
         runs_missing=missing,
         competitions=len(registration.competitions),
         image=registration.image,
+    )
+
+
+IMPORTED_WORDS = "No registration: imported from MLE-bench's table."
+
+
+@dataclass(frozen=True, kw_only=True)
+class RegistrationRow:
+    """One public registration of the entry's team, agent and version, and what it does to this entry's numbers."""
+
+    id: int
+    seeds_registered: int
+    seeds_reported: int
+    competitions: int
+    deadline: str
+    state: str  # this_entry, other_entry, counted (unnamed: its runs are failures here), withdrawn, lapsed
+    runs_counted_as_failures: int
+    named_by: int | None  # the submission that names it
+    withdrawal_reason: str  # public once a maintainer accepted the withdrawal
+    withdrawal_pending: bool
+    sentence: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class EntryRegistrations:
+    imported: bool
+    sentence: str  # one line over the list
+    rows: list[RegistrationRow]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"imported": self.imported, "sentence": self.sentence, "rows": [row.as_dict() for row in self.rows]}
+
+
+def _reported(registration: Registration, submission_id: int) -> tuple[int, int]:
+    counted = Run.objects.filter(submission_id=submission_id, outside_registration=False).values_list(
+        "competition__slug", flat=True
+    )
+    facts = RegistrationFacts(
+        id=registration.pk, nonce="", competitions=tuple(registration.competitions), seeds=registration.seeds
+    )
+    return seeds_reported(registration=facts, counted=counted)
+
+
+def entry_registrations(entry: Entry) -> EntryRegistrations:
+    """The registrations of the entry's team for the same agent and version that are public (an entry names it,
+    or its deadline passed): "9 seeds registered, 3 reported", the ones whose seeds count as failures here, and
+    the withdrawn ones with their reason. An imported entry has none and says so."""
+    submission = entry.submission
+    if submission.origin == Submission.Origin.IMPORT:
+        return EntryRegistrations(imported=True, sentence=IMPORTED_WORDS, rows=[])
+    agent = submission_agent(submission)
+    found: list[Registration] = []
+    if agent is not None:
+        visible = Q(deadline__lt=timezone.now()) | Q(submissions__status=Submission.Status.PUBLISHED)
+        found = list(
+            Registration.objects.filter(team_id=submission.team_id, agent_name=agent[0], agent_version=agent[1])
+            .filter(visible | Q(pk=submission.registration_id or 0))
+            .prefetch_related("withdrawals", "submissions")
+            .distinct()
+            .order_by("pk")
+        )
+    counted = {int(r["id"]) for r in submission.unnamed_registrations or []}
+    rows = [_registration_row(registration, submission=submission, counted=counted) for registration in found]
+    failures = sum(row.runs_counted_as_failures for row in rows if row.state != "this_entry")
+    if not rows:
+        sentence = "Not pre-registered: no registration of this agent and version is public, so how many seeds were "
+        sentence += "run is the team's word."
+    elif failures:
+        sentence = f"{failures} registered run(s) never reported in any bundle count as failures in every figure above."
+    else:
+        sentence = f"{len(rows)} public registration(s) of {entry.agent} {entry.agent_version}."
+    return EntryRegistrations(imported=False, sentence=sentence, rows=rows)
+
+
+def _registration_row(registration: Registration, *, submission: Submission, counted: set[int]) -> RegistrationRow:
+    withdrawals = list(registration.withdrawals.all())
+    accepted = next((w for w in withdrawals if w.status == Withdrawal.Status.ACCEPTED), None)
+    pending = any(w.status == Withdrawal.Status.PENDING for w in withdrawals)
+    naming = sorted(s.pk for s in registration.submissions.all() if s.status != Submission.Status.FAILED)
+    named_by = submission.pk if submission.pk in naming else (naming[0] if naming else None)
+    reported, missing = _reported(registration, named_by) if named_by is not None else (0, 0)
+    head = f"{registration.seeds} seeds registered, {reported} reported"
+    runs = registration.seeds * len(registration.competitions)
+    failures = 0
+    if named_by == submission.pk:
+        state, failures = "this_entry", missing
+        sentence = f"{head} (registration {registration.pk}, named by this entry)"
+        if missing:
+            unreported = registration.seeds - reported
+            sentence += f"; the {unreported} seed(s) not reported ({missing} run(s)) count as failures"
+    elif named_by is not None:
+        state = "other_entry"
+        sentence = f"{head} (registration {registration.pk}, named by submission {named_by})"
+    elif accepted is not None:
+        state = "withdrawn"
+        sentence = f"{head} (registration {registration.pk}): withdrawn, a maintainer accepted the team's reason"
+    elif registration.pk in counted:
+        state, failures = "counted", runs
+        sentence = (
+            f"{head} (registration {registration.pk}, never reported): its {runs} registered run(s) count as failures"
+        )
+    else:
+        state = "lapsed"
+        sentence = f"{head} (registration {registration.pk}): its deadline passed; it is counted at the next check"
+    if pending and state != "withdrawn":
+        sentence += "; the team asked to withdraw it, a maintainer decides"
+    return RegistrationRow(
+        id=registration.pk,
+        seeds_registered=registration.seeds,
+        seeds_reported=reported,
+        competitions=len(registration.competitions),
+        deadline=registration.deadline.isoformat(),
+        state=state,
+        runs_counted_as_failures=failures,
+        named_by=named_by,
+        withdrawal_reason=accepted.reason if accepted is not None else "",
+        withdrawal_pending=pending and accepted is None,
+        sentence=sentence + ".",
     )
 
 

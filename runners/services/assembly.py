@@ -28,13 +28,14 @@ from runners.models import GpuWorker, HostedRun, HostedTask
 from runners.redaction import redact_tree, secret_values
 from runners.secrets import env_decrypt
 from runners.services.fit import task_cpus, task_memory_gb
-from runners.services.hosted import nothing_collected_reason
+from runners.services.hosted import SUCCEEDED, nothing_collected_reason
 from runners.services.transitions import hosted_run_transition
 
 logger = logging.getLogger(__name__)
 # Ids of hosted runs' folders are fixed per task, so assembling a run twice gives the same bundle.
 RUN_ID_NAMESPACE = uuid.UUID("4f7d1f6e-3c39-4c4b-9a59-6f1f2c3c9e10")
 COLLECTED = ("submission", "logs", "code", "run.log")
+NO_SUBMISSION = "it left no /home/submission/submission.csv"
 
 
 def run_group_name(hosted_run: HostedRun) -> str:
@@ -81,6 +82,8 @@ def hosted_manifest(*, hosted_run: HostedRun, tasks: list[HostedTask]) -> dict[s
         # By construction: the agent's only oracle was the format check, nobody intervened.
         "disclosures": {"test_set_feedback": False, "human_assistance": False},
         "notes": hosted_run.notes,
+        # The registration the run made for itself: every (competition, seed) of it counts (SPEC section 9).
+        **({"registration": hosted_run.registration_id} if hosted_run.registration_id else {}),
         "hosted_run": {
             "id": hosted_run.pk,
             "image": hosted_run.image,
@@ -92,20 +95,23 @@ def hosted_manifest(*, hosted_run: HostedRun, tasks: list[HostedTask]) -> dict[s
     }
 
 
-def _write_bundle(*, hosted_run: HostedRun, tasks: list[HostedTask], root: Path) -> int:
-    """Write the bundle under root; the number of tasks whose collected files could be unpacked."""
+def _write_bundle(*, hosted_run: HostedRun, tasks: list[HostedTask], root: Path) -> set[int]:
+    """Write the bundle under root; the ids of the tasks that succeeded: their agent ran to its end (or to the
+    time limit), and what it left unpacked and holds a submission file."""
     group = root / "runs" / run_group_name(hosted_run)
     group.mkdir(parents=True)
     metadata_runs = {}
-    unpacked = 0
+    succeeded: set[int] = set()
     for task in tasks:
         run_id = run_id_for(task)
         folder = group / run_id
         folder.mkdir()
-        if task.archive_path:
-            unpacked += _unpack_collected(task=task, into=folder)
+        unpacked = bool(task.archive_path) and _unpack_collected(task=task, into=folder)
         _write_format_checks(task=task, into=folder)
+        _write_nonce_log(task=task, into=folder)
         made = (folder / "submission" / "submission.csv").is_file()
+        if unpacked and made and task.status in SUCCEEDED:
+            succeeded.add(task.pk)
         metadata_runs[run_id] = {"seed": task.seed, "success": made and task.status == HostedTask.Status.DONE}
     (group / "metadata.json").write_text(
         json.dumps(
@@ -118,7 +124,17 @@ def _write_bundle(*, hosted_run: HostedRun, tasks: list[HostedTask], root: Path)
         )
     )
     (root / "manifest.json").write_text(json.dumps(hosted_manifest(hosted_run=hosted_run, tasks=tasks), indent=2))
-    return unpacked
+    return succeeded
+
+
+def _write_nonce_log(*, task: HostedTask, into: Path) -> None:
+    """A task that left no run.log (it never started, or its archive was unusable) is still one of the
+    registered runs, a failed one: its run.log is the portal's, the nonce first and why nothing is there."""
+    registration = task.hosted_run.registration
+    if registration is None or (into / "run.log").exists():
+        return
+    why = f"[the portal collected no output of this run: {task.status}{': ' + task.reason if task.reason else ''}]"
+    (into / "run.log").write_text(f"{registration.nonce}\n{why}\n")
 
 
 def _write_format_checks(*, task: HostedTask, into: Path) -> None:
@@ -163,7 +179,7 @@ def hosted_run_assemble(*, hosted_run_id: int) -> HostedRun:
         reason="assembling the bundle",
         where=Q(submission__isnull=True),
     )
-    run = HostedRun.objects.select_related("team", "benchmark", "created_by").get(pk=hosted_run_id)
+    run = HostedRun.objects.select_related("team", "benchmark", "created_by", "registration").get(pk=hosted_run_id)
     if not claimed:
         return run
     try:
@@ -188,12 +204,20 @@ def _assembly_failed(run: HostedRun, reason: str) -> None:
 
 
 def _assemble(run: HostedRun) -> HostedRun:
-    tasks = list(run.tasks.select_related("competition", "hosted_run").order_by("competition__slug", "seed"))
+    tasks = list(
+        run.tasks.select_related("competition", "hosted_run__registration").order_by("competition__slug", "seed")
+    )
     with tempfile.TemporaryDirectory(prefix=f"hosted-{run.pk}-") as scratch:
         root = Path(scratch) / "bundle"
         if not _write_bundle(hosted_run=run, tasks=tasks, root=root):
-            # Every collected archive was unusable: empty runs are not published as a verified entry.
-            _assembly_failed(run, nothing_collected_reason(run, what="no task left a usable archive of its output"))
+            # No agent left a submission (it exited at once, timed out before writing one, its archive was
+            # unusable): runs without one are not published as a verified entry, and cost no quota.
+            for task in tasks:
+                if task.status in SUCCEEDED:
+                    HostedTask.objects.filter(pk=task.pk).update(
+                        reason=f"{task.reason}; {NO_SUBMISSION}" if task.reason else NO_SUBMISSION
+                    )
+            _assembly_failed(run, nothing_collected_reason(run, what="no task left a submission"))
             run.refresh_from_db()
             return run
         archive = Path(scratch) / "bundle.tar.gz"

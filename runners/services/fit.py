@@ -2,14 +2,17 @@
 (it would wait in the queue for nothing and count against the quota), queued tasks that fit none say so in
 their reason, and the hosted-runs form starts from what fits and says what a run gets on each backend.
 
-"Registered" is a worker that reported its capacity and whose token is not revoked; a worker that stopped
-beating still counts (it usually comes back), and its capacity is the last it reported.
+"Available" is a worker that reported its capacity, whose token is not revoked, whose declared hardware a
+maintainer approved (runners/services/approval.py) and that was heard from (registered or beat) within
+HOSTED_WORKER_LOST_SECONDS: a worker that never polls promises nothing.
 """
 
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.db.models import Q
+from django.utils import timezone
 
 from runners.models import GpuWorker, HostedTask
 
@@ -20,9 +23,12 @@ def _gpus(count: int) -> str:
     return f"{count} GPU{'' if count == 1 else 's'}"
 
 
-def registered_workers() -> list[GpuWorker]:
+def available_workers() -> list[GpuWorker]:
+    seen_since = timezone.now() - timedelta(seconds=settings.HOSTED_WORKER_LOST_SECONDS)
     return list(
-        GpuWorker.objects.filter(registered_at__isnull=False, revoked_at__isnull=True).order_by("-gpus", "name")
+        GpuWorker.objects.filter(
+            registered_at__isnull=False, revoked_at__isnull=True, approved_at__isnull=False, beat_at__gte=seen_since
+        ).order_by("-gpus", "name")
     )
 
 
@@ -38,8 +44,8 @@ def task_memory_gb(worker: GpuWorker) -> float:
 
 
 def unfit_message(*, gpus: int, workers: list[GpuWorker]) -> str | None:
-    """Why a task of `gpus` GPUs cannot run on any registered worker, or None when one can hold it (or when no
-    worker registered yet: then nothing is known, and the task waits for one)."""
+    """Why a task of `gpus` GPUs cannot run on any available worker, or None when one can hold it (or when no
+    worker is available now: then nothing is known, and the task waits for one)."""
     largest = max((worker.gpus for worker in workers), default=None)
     if largest is None or gpus <= largest:
         return None
@@ -51,8 +57,9 @@ def queued_reason(*, gpus: int, workers: list[GpuWorker]) -> str:
     hours = f"{settings.HOSTED_QUEUE_TIMEOUT_SECONDS / 3600:g} h"
     if not workers:
         return (
-            f"{WAITING}no worker is registered on this portal yet; the task starts when one does, or fails after "
-            f"{hours} in the queue (a failed run costs no quota)"
+            f"{WAITING}no approved worker was heard from in the last {settings.HOSTED_WORKER_LOST_SECONDS} s; the "
+            f"task starts when one is, or fails after {hours} in the queue (a failed run, or one cancelled before any "
+            "of its tasks started, costs no quota)"
         )
     why = unfit_message(gpus=gpus, workers=workers)
     if why is None:
@@ -64,10 +71,10 @@ def queued_reason(*, gpus: int, workers: list[GpuWorker]) -> str:
 
 
 def queued_reasons_refresh() -> int:
-    """Bring the Reason of every queued task up to date with the registered workers (after a worker registered
-    with a new capacity, or one went): a task no worker can hold says so, one that fits again is cleared. A
-    reason of another kind (a requeue's) is left as it is. Returns how many tasks changed."""
-    workers = registered_workers()
+    """Bring the Reason of every queued task up to date with the available workers (after a worker registered
+    with a new capacity, was approved, or went silent): a task no worker can hold says so, one that fits again is
+    cleared. A reason of another kind (a requeue's) is left as it is. Returns how many tasks changed."""
+    workers = available_workers()
     queued = HostedTask.objects.filter(status=HostedTask.Status.QUEUED)
     changed = 0
     for gpus in set(queued.values_list("hosted_run__gpus_per_run", flat=True)):
@@ -83,7 +90,7 @@ def queued_reasons_refresh() -> int:
 
 @dataclass(frozen=True, kw_only=True)
 class Offer:
-    """What the registered workers offer a hosted run, for the form."""
+    """What the available workers offer a hosted run, for the form."""
 
     workers: list[GpuWorker]
 
@@ -121,8 +128,9 @@ class Offer:
                     f"not a container: the start.sh of the agent folder named like the image (its operator "
                     f"installs agents), in a bubblewrap sandbox with {network}, a uid of its own (not root), its own "
                     "processes only, a root filesystem of /usr and a few /etc files, every GPU of the machine when it "
-                    f"asks for any (the sandbox cannot pick some), no CPU or memory limit, {settings.HOSTED_SHM_GB} GB "
-                    "of /dev/shm"
+                    f"asks for any (the sandbox cannot pick some), at most {settings.HOSTED_PROCESSES_PER_RUN} "
+                    f"processes and {task_memory_gb(worker):g} GB of memory, CPU time of the time limit times "
+                    f"{task_cpus(worker):g} CPUs, {settings.HOSTED_SHM_GB} GB of /dev/shm and as much of /tmp"
                 )
         if len(lines) > 1:
             return [f"{name}: {what}" for name, what in lines.items()]
@@ -130,4 +138,4 @@ class Offer:
 
 
 def hosted_offer() -> Offer:
-    return Offer(workers=registered_workers())
+    return Offer(workers=available_workers())

@@ -7,6 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from competitions.models import Benchmark, Competition
@@ -14,14 +15,15 @@ from competitions.selectors import current_benchmark
 from grading.bundles.errors import BundleError
 from grading.bundles.manifest import SCHEMA, parse_manifest
 from grading.engine.tiers import SPLITS
-from grading.models import Submission
+from grading.models import Registration, Submission
+from grading.services.registrations import registration_create
 from portal.accounts.models import Team
 from portal.quotas import QUOTA_WINDOW, daily_quota_full
 from portal.refusals import Refused
 from runners import envnames, queue
 from runners.models import HostedRun, HostedTask
 from runners.secrets import env_encrypt
-from runners.services.fit import queued_reason, registered_workers, unfit_message
+from runners.services.fit import available_workers, queued_reason, unfit_message
 from runners.services.transitions import hosted_run_transition, hosted_tasks_transition
 
 # Docker's reference grammar, less the registry's host:port: path components of lowercase letters and digits
@@ -134,7 +136,7 @@ def _check_quota(team: Team, user: User) -> None:
     """The team's daily quota, and the user's across all their teams (three teams do not make three quotas).
     Runs inside the caller's transaction, which holds the team's row lock; the user's is taken here, after it."""
     counted = HostedRun.objects.filter(created_at__gte=timezone.now() - QUOTA_WINDOW).exclude(
-        status=HostedRun.Status.FAILED
+        Q(status=HostedRun.Status.FAILED) | Q(status=HostedRun.Status.CANCELLED, started_at__isnull=True)
     )
     has_user = getattr(user, "pk", None) is not None
     if has_user:
@@ -151,8 +153,33 @@ def _check_quota(team: Team, user: User) -> None:
         status=429,
         code="quota_exceeded",
         message=f"{who} for {full.used} hosted runs in the last 24 hours; the limit is {full.quota} per {full.limit} "
-        f"({full.setting}): {full.when(closed='hosted runs are closed')}. Failed runs do not count.",
+        f"({full.setting}): {full.when(closed='hosted runs are closed')}. Failed runs, and runs cancelled before any "
+        "of their tasks started, do not count.",
     )
+
+
+def _registration_for(
+    *, team: Team, user: User, request: HostedRunRequest, competitions: list[Competition]
+) -> Registration:
+    """A hosted run registers itself (SPEC section 9): the agent as its manifest will name it, its competitions
+    and seeds, the image's digest when the reference pins one. Its nonce heads each task's run.log."""
+    name, _, tag = request.image.partition(":")
+    agent = {"name": name, "version": tag or "latest", **request.agent}
+    digest = re.search(r"@(sha256:[0-9a-f]{64})$", request.image)
+    try:
+        return registration_create(
+            team=team,
+            user=user,
+            agent_name=str(agent["name"]),
+            agent_version=str(agent["version"]),
+            seeds=request.seeds,
+            # The whole split by name; a trial's part of it by its competitions.
+            split="" if request.competitions else request.split,
+            competitions=[c.slug for c in competitions] if request.competitions else (),
+            image=digest.group(1) if digest else "",
+        )
+    except Refused as exc:  # e.g. more seeds than BUNDLE_MAX_SEEDS: the run could not be held to them
+        raise HostedRunRefused(status=exc.status, code=exc.code, message=exc.message, field=exc.field) from None
 
 
 def hosted_run_create(*, team: Team, user: User, request: HostedRunRequest) -> HostedRun:
@@ -164,7 +191,7 @@ def hosted_run_create(*, team: Team, user: User, request: HostedRunRequest) -> H
             status=503, code="no_benchmark", message="No benchmark is loaded yet; an operator runs load_competitions."
         )
     competitions = _competitions(request, benchmark)
-    workers = registered_workers()
+    workers = available_workers()
     if (unfit := unfit_message(gpus=request.gpus_per_run, workers=workers)) is not None:
         # It would wait in the queue for nothing: refused now, before the quota counts it.
         largest = max(worker.gpus for worker in workers)
@@ -193,6 +220,7 @@ def hosted_run_create(*, team: Team, user: User, request: HostedRunRequest) -> H
             notes=request.notes,
             env_names=sorted(request.env),
             env_encrypted=env_encrypt(dict(request.env)),
+            registration=_registration_for(team=team, user=user, request=request, competitions=competitions),
         )
         now = timezone.now()
         tasks = HostedTask.objects.bulk_create(
@@ -227,6 +255,10 @@ def hosted_run_cancel(*, hosted_run: HostedRun) -> int:
         run = HostedRun.objects.select_for_update().get(pk=hosted_run.pk)
         if run.status in (*HostedRun.FINAL_STATUSES, HostedRun.Status.GRADING, HostedRun.Status.COLLECTING):
             return 0
+        if run.started_at is None and run.tasks.filter(Q(started_at__isnull=False) | Q(attempt__gt=1)).exists():
+            # A task was claimed a moment ago (its progress not recorded yet), or ran and was queued again: it
+            # used a worker, so the run counts against the quota.
+            HostedRun.objects.filter(pk=run.pk).update(started_at=timezone.now())
         queued = hosted_tasks_transition(
             tasks=HostedTask.objects.filter(hosted_run=run),
             to=HostedTask.Status.CANCELLED,
@@ -240,12 +272,20 @@ def hosted_run_cancel(*, hosted_run: HostedRun) -> int:
     return queued + running
 
 
+# A task succeeded when its agent ran to its end or to the time limit and its worker collected what it left;
+# the assembly then also asks that it left a submission file. A run with no successful task is never published.
+SUCCEEDED = (HostedTask.Status.DONE, HostedTask.Status.TIMED_OUT)
+
+
 def hosted_run_progress(*, hosted_run_id: int) -> None:
     """Move the run along after one of its tasks changed: running once one started; once every task ended,
-    collecting (its bundle is then assembled, failed tasks counting as runs without a submission), or
-    cancelled when every task was cancelled."""
+    collecting (its bundle is then assembled, failed tasks counting as runs without a submission) when a task
+    may have succeeded, failed with each task's reason when none did, or cancelled when every task was
+    cancelled. The first start is recorded: a run cancelled before it costs no quota."""
     with transaction.atomic():
         run = HostedRun.objects.select_for_update().get(pk=hosted_run_id)
+        if run.started_at is None and run.tasks.filter(started_at__isnull=False).exists():
+            HostedRun.objects.filter(pk=run.pk, started_at__isnull=True).update(started_at=timezone.now())
         if run.status in (*HostedRun.FINAL_STATUSES, HostedRun.Status.GRADING, HostedRun.Status.COLLECTING):
             return
         statuses = list(run.tasks.values_list("status", flat=True))
@@ -253,8 +293,9 @@ def hosted_run_progress(*, hosted_run_id: int) -> None:
         if all(status in HostedTask.FINAL_STATUSES for status in statuses):
             if all(status == HostedTask.Status.CANCELLED for status in statuses):
                 to, reason = HostedRun.Status.CANCELLED, "every task was cancelled"
-            elif not run.tasks.exclude(archive_path="").exists():
-                # Nothing was collected: a bundle of empty runs would be published as a verified entry.
+            elif not run.tasks.filter(status__in=SUCCEEDED).exclude(archive_path="").exists():
+                # No agent ran to its end with its output collected (an image the worker lacks, a sandbox that
+                # did not start, a worker lost): a bundle of such runs would be published as a verified entry.
                 to, reason = HostedRun.Status.FAILED, nothing_collected_reason(run)
             else:
                 to = HostedRun.Status.COLLECTING
@@ -267,19 +308,29 @@ def hosted_run_progress(*, hosted_run_id: int) -> None:
                 queue.assemble_after_commit(hosted_run_id=run.pk)
 
 
+REASON_MAX_CHARS = 2000
+
+
 def nothing_collected_reason(run: HostedRun, *, what: str = "no task left any output") -> str:
-    """Why a run whose tasks all ended with nothing collected is not graded, with what the team can act on."""
+    """Why a run with no successful task is not published: a summary, then each task's status and reason (as
+    many as fit), and what it costs the team (nothing)."""
     tasks = list(run.tasks.select_related("competition").order_by("competition__slug", "seed"))
     counts: dict[str, int] = {}
     for task in tasks:
         counts[task.status] = counts.get(task.status, 0) + 1
     summary = ", ".join(f"{count} {status.replace('_', ' ')}" for status, count in sorted(counts.items()))
-    example = next((t for t in tasks if t.reason and t.status != HostedTask.Status.CANCELLED), None)
-    shown = f"; e.g. {example.competition.slug} seed {example.seed}: {example.reason}" if example else ""
-    return (
-        f"nothing to grade: {what} ({summary} of {len(tasks)}){shown}. Nothing was "
-        "published; this run does not count against the daily quota."
-    )[:2000]
+    head = f"nothing to grade: {what} ({summary} of {len(tasks)})"
+    tail = ". Nothing was published; this run does not count against the daily quota."
+    room = REASON_MAX_CHARS - len(head) - len(tail) - 2
+    lines: list[str] = []
+    for task in tasks:
+        line = f"{task.competition.slug} seed {task.seed}: {task.status.replace('_', ' ')}"
+        line += f" ({task.reason})" if task.reason else ""
+        if len("; ".join([*lines, line])) > room:
+            lines.append(f"and {len(tasks) - len(lines)} more on the run's page")
+            break
+        lines.append(line)
+    return f"{head}: {'; '.join(lines)}{tail}"[:REASON_MAX_CHARS]
 
 
 def hosted_run_graded(*, hosted_run_id: int) -> bool:

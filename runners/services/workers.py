@@ -11,7 +11,7 @@ import math
 import re
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,7 @@ from runners.capability import capability_matches
 from runners.models import FormatCheck, GpuWorker, HostedRun, HostedTask
 from runners.redaction import redact, secret_values
 from runners.secrets import env_decrypt
+from runners.services.approval import approval_after_register
 from runners.services.fit import WAITING, queued_reasons_refresh, task_cpus, task_memory_gb
 from runners.services.hosted import hosted_run_progress
 from runners.services.transitions import hosted_tasks_transition
@@ -105,11 +106,21 @@ def _checked_seconds(value: object, *, field: str, run: HostedRun, optional: boo
     return float(value)
 
 
-def worker_token_issue(*, name: str) -> tuple[GpuWorker, str]:
-    """A new worker (or a new token for one, revoking the old): the key is shown once, only its hash kept."""
+def worker_token_issue(*, name: str, trusted: bool = False) -> tuple[GpuWorker, str]:
+    """A new worker (or a new token for one, revoking the old): the key is shown once, only its hash kept. A new
+    token may go to another machine: the worker waits for approval again, unless the operator vouches for the
+    machine (trusted: the hardware it declares is approved as it registers, runners/services/approval.py)."""
     key = new_key()
     worker, _ = GpuWorker.objects.update_or_create(
-        name=name, defaults={"token_hash": hash_key(key), "token_prefix": key[:12], "revoked_at": None}
+        name=name,
+        defaults={
+            "token_hash": hash_key(key),
+            "token_prefix": key[:12],
+            "revoked_at": None,
+            "approved_at": None,
+            "approved_by": None,
+            "auto_approve": trusted,
+        },
     )
     return worker, key
 
@@ -125,17 +136,25 @@ class Capacity:
     backend: str
     version: str
     sandbox: str = ""
+    # What the worker measured of itself (runners/worker/measure.py): shown to the maintainer who approves it.
+    measured: dict[str, Any] = field(default_factory=dict)
 
 
 def worker_register(*, worker: GpuWorker, capacity: Capacity) -> GpuWorker:
+    """Record what the worker declares (and measured); a new declaration of hardware waits for approval."""
     now = timezone.now()
     for name, value in vars(capacity).items():
         setattr(worker, name, value)
     worker.registered_at = worker.beat_at = now
+    approval_after_register(worker)
     worker.save()
-    logger.info("worker %s registered: %s", worker.name, capacity)
+    logger.info("worker %s registered (%s): %s", worker.name, worker_approval_state(worker), capacity)
     queued_reasons_refresh()  # its capacity may have shrunk (or grown): queued tasks say whether any fits now
     return worker
+
+
+def worker_approval_state(worker: GpuWorker) -> str:
+    return "approved" if worker.approved_at is not None else "pending approval"
 
 
 def worker_beat(*, worker: GpuWorker, running: list[dict[str, Any]]) -> list[dict[str, int]]:
@@ -197,7 +216,11 @@ def task_claim(
         )
     with transaction.atomic():
         worker = GpuWorker.objects.select_for_update().get(pk=worker.pk)  # one claim at a time per worker
-        task = HostedTask.objects.select_related("hosted_run", "competition__pack").filter(pk=task_id).first()
+        task = (
+            HostedTask.objects.select_related("hosted_run__registration", "competition__pack")
+            .filter(pk=task_id)
+            .first()
+        )
         if task is None or task.status != T.QUEUED or task.attempt != attempt:
             raise WorkerRefused(
                 status=409, code="not_queued", message=f"task {task_id} attempt {attempt} is not queued"
@@ -207,6 +230,14 @@ def task_claim(
             # Its capacity is unknown until it registers (it does on start): try again in a moment.
             raise WorkerRefused(
                 status=409, code="does_not_fit", message=f"{worker.name} has not registered its capacity yet"
+            )
+        if worker.approved_at is None:
+            # The message goes back to the queue (the worker treats this as does_not_fit), for approved workers.
+            raise WorkerRefused(
+                status=409,
+                code="not_approved",
+                message=f"{worker.name} waits for a maintainer to approve the hardware it declares "
+                "(the workers page); it gets no task until then",
             )
         busy = HostedTask.objects.filter(worker=worker, status=T.RUNNING)
         gpus_busy = busy.aggregate(n=Sum("hosted_run__gpus_per_run"))["n"] or 0
@@ -252,8 +283,13 @@ def task_claim(
         "cpus": task_cpus(worker),
         "memory_gb": task_memory_gb(worker),
         "shm_gb": settings.HOSTED_SHM_GB,
+        "processes": settings.HOSTED_PROCESSES_PER_RUN,
         "network": settings.HOSTED_ALLOW_NETWORK,
         "max_output_bytes": settings.HOSTED_MAX_OUTPUT_BYTES,
+        # The run's registration: the worker writes its nonce as the first line of run.log (SPEC section 9).
+        "registration": (
+            {"id": run.registration.pk, "nonce": run.registration.nonce} if run.registration is not None else None
+        ),
         "public_data": {
             "url": public_data_url(task.competition.slug),
             "sha256": pack.public_sha256,

@@ -12,6 +12,7 @@ claim anyway.
 import functools
 import hashlib
 import logging
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,9 +62,26 @@ def make_backend(config: WorkerConfig) -> Backend:
         # The label names this worker's containers without giving the token away.
         return DockerBackend(worker_label=hashlib.sha256(config.token.encode()).hexdigest()[:16])
     try:
-        return ProcessBackend(agents_dir=config.agents_dir, sandbox=config.process_sandbox, agent_uid=config.agent_uid)
+        backend = ProcessBackend(
+            agents_dir=config.agents_dir,
+            sandbox=config.process_sandbox,
+            agent_uid=config.agent_uid,
+            max_processes=config.max_processes,
+            cpus=config.cpus,
+            memory_gb=config.memory_gb,
+        )
     except BackendError as exc:  # no sandbox to be had here: the worker does not start, and says why
         raise ConfigError(str(exc)) from None
+    if config.process_sandbox == "bwrap":
+        for name, folder in (("RUNNER_WORK_DIR", config.work_dir), ("RUNNER_PROCESS_AGENTS_DIR", config.agents_dir)):
+            if not os.path.ismount(folder):
+                log.warning(
+                    "%s=%s is not a filesystem of its own: agents read its path in their mount table "
+                    "(/proc/self/mountinfo); mount a filesystem there to hide it (README, process backend)",
+                    name,
+                    folder,
+                )
+    return backend
 
 
 @functools.cache

@@ -12,6 +12,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from runners.envnames import operator_allowed
+
 BACKENDS = ("process", "docker")
 SANDBOXES = ("bwrap", "off")  # the process backend's: bubblewrap, or none (trusted agents only)
 REPO_DIR = Path(__file__).resolve().parent.parent.parent
@@ -105,6 +107,7 @@ class WorkerConfig:
     agents_dir: Path
     process_sandbox: str = "bwrap"
     agent_uid: int = 60100
+    max_processes: int = 4096
     portal_wait_seconds: float = 120.0
     version: str = "unknown"
 
@@ -122,6 +125,10 @@ class WorkerConfig:
                 "`python manage.py issue_worker_token --name NAME`"
             )
         backend = _choice(env, "RUNNER_BACKEND", "process", BACKENDS)
+        try:
+            operator_allowed(env)  # the team variables this worker passes on beyond runners/envnames.py's list
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
         return cls(
             portal_url=portal_url.rstrip("/"),
             token=token,
@@ -137,6 +144,7 @@ class WorkerConfig:
             agents_dir=Path(_str(env, "RUNNER_PROCESS_AGENTS_DIR", str(REPO_DIR / "runners" / "agents"))).resolve(),
             process_sandbox=_choice(env, "RUNNER_PROCESS_SANDBOX", "bwrap", SANDBOXES),
             agent_uid=_number(env, "RUNNER_PROCESS_AGENT_UID", 60100, int, 1),
+            max_processes=_number(env, "RUNNER_MAX_PROCESSES", 4096, int, 16),
             portal_wait_seconds=_number(env, "RUNNER_PORTAL_WAIT_SECONDS", 120.0, float, 0.0),
             version=_version(),
         )

@@ -173,6 +173,7 @@ def run_spec(spec: dict[str, Any]) -> RunSpec:
         shm_gb=float(spec.get("shm_gb") or 0),
         network=bool(spec.get("network")),
         max_output_bytes=int(spec["max_output_bytes"]),
+        processes=int(spec.get("processes") or 0),
     )
 
 
@@ -185,6 +186,9 @@ def supervise(handle: Handle, task: RunningTask, spec: RunSpec, paths: RunPaths,
     while True:
         code = handle.exit_code()
         if code is not None:
+            limit = handle.exit_reason(code)
+            if limit is not None:
+                return Verdict("failed", code, limit)
             return Verdict("exited", code, f"the agent exited with code {code}")
         if task.cancel.is_set():
             handle.kill()
@@ -194,6 +198,10 @@ def supervise(handle: Handle, task: RunningTask, spec: RunSpec, paths: RunPaths,
             return Verdict(
                 "timed_out", handle.exit_code(), f"stopped after the time limit of {spec.time_limit_seconds:g} s"
             )
+        breach = handle.over_limit()
+        if breach is not None:
+            handle.kill()
+            return Verdict("failed", handle.exit_code(), breach)
         size = output_bytes(paths, handle)
         if size > spec.max_output_bytes:
             handle.kill()
@@ -265,10 +273,30 @@ def _run(
                 task.handle.kill()
                 task.stopped = time.monotonic()
                 task.handle.save_output(home / "run.log")
+        nonce_first(home / "run.log", (raw_spec.get("registration") or {}).get("nonce") or "")
         return _collect(verdict, paths, archive, spec, task.secrets)
     except Exception as exc:
         log.exception("task %s attempt %s: the worker could not run it", task.task_id, task.attempt)
         return Verdict("failed", None, f"the worker could not run the task: {exc}"), None
+
+
+def nonce_first(run_log: Path, nonce: str) -> None:
+    """The hosted run's registration nonce as the first line of run.log (SPEC section 9), the agent's output
+    after it; a run.log of the nonce alone when the agent left no output. Nothing without a registration."""
+    if not nonce:
+        return
+    agent_output = run_log.with_name("run.log.agent")
+    agent_output.unlink(missing_ok=True)  # the worker's name: whatever the agent left there is not its output
+    if run_log.is_symlink():  # never read through a link the agent made
+        run_log.unlink()
+    if run_log.exists():
+        run_log.rename(agent_output)
+    with run_log.open("wb") as target:
+        target.write(nonce.encode() + b"\n")
+        if agent_output.exists():
+            with agent_output.open("rb") as source:
+                shutil.copyfileobj(source, target, 1 << 20)
+    agent_output.unlink(missing_ok=True)
 
 
 def without_folders(text: str, config: WorkerConfig) -> str:
@@ -283,8 +311,8 @@ def _claim(client: PortalClient, task_id: int, attempt: int, capability: str) ->
     try:
         return client.claim(task_id, attempt, capability)
     except PortalRefused as exc:
-        if exc.status == 409 and exc.code == "does_not_fit":
-            raise DoesNotFit(exc.message) from None
+        if exc.status == 409 and exc.code in ("does_not_fit", "not_approved"):
+            raise DoesNotFit(exc.message) from None  # back to the queue, for this worker later or another
         if exc.status == 409 and exc.code == "not_queued":
             log.info("task %s attempt %s is not queued any more (%s): skipped", task_id, attempt, exc.message)
             return None

@@ -12,6 +12,7 @@ from typing import Any
 from runners.worker.client import PortalClient, PortalRefused
 from runners.worker.config import WorkerConfig
 from runners.worker.execute import REGISTRY, Registry
+from runners.worker.measure import measure
 
 log = logging.getLogger(__name__)
 
@@ -29,15 +30,18 @@ class Heartbeat:
         self._thread: threading.Thread | None = None
 
     def register(self) -> bool:
-        """POST register/; True when the portal took it (and then the interval is the portal's)."""
+        """POST register/ with what it declares and what it measured of itself; True when the portal took it (and
+        then the interval is the portal's)."""
         try:
-            answer = self.client.register(self.config.capacity())
+            answer = self.client.register({**self.config.capacity(), "measured": measure()})
         except Exception as exc:
             log.warning("register with %s failed: %s; trying again in %gs", self.client.portal_url, exc, self.interval)
             return False
         self.interval = float(answer.get("heartbeat_seconds") or DEFAULT_HEARTBEAT_SECONDS)
         self.registered = True
         log.info("registered as %s; beating every %gs", answer.get("worker"), self.interval)
+        if answer.get("approved") is False:
+            log.warning("%s is not approved yet: %s", answer.get("worker"), answer.get("approval"))
         return True
 
     def beat(self) -> list[dict[str, Any]]:

@@ -60,6 +60,11 @@ def site(registry_with_packs, alice, settings) -> dict[str, Any]:
     api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     answer = api.post("/api/v1/hosted-runs/", hosted_body(), format="json")
     assert answer.status_code in (201, 202), answer.content
+    from grading.models import Registration
+    from grading.services.registrations import registration_create
+
+    lapsed = registration_create(team=team, user=alice, agent_name="lapsed", agent_version="1", split="low", seeds=2)
+    Registration.objects.filter(pk=lapsed.pk).update(deadline=lapsed.created_at)  # public: past its deadline
     maya = persona("maya", maintainer=True)
     maya.is_staff = maya.is_superuser = True
     maya.save()
@@ -68,6 +73,7 @@ def site(registry_with_packs, alice, settings) -> dict[str, Any]:
         "entries": [first.board_entry.pk, second.board_entry.pk],
         "flagged": flagged.pk,
         "run": HostedRun.objects.get().pk,
+        "registrations": (lapsed.pk, HostedRun.objects.get().registration_id),
         "slug": low[0],
         "maya": maya,
     }
@@ -109,6 +115,8 @@ def test_every_kind_of_page_loads_with_no_csp_violation_and_the_plots_draw(page,
         ("/competitions/", None),
         (f"/competitions/{site['slug']}/", None),
         ("/decisions/", None),
+        ("/registrations/", None),
+        (f"/registrations/{site['registrations'][0]}/", "#registration-facts"),
         (f"/submissions/{site['flagged']}/", None),
         ("/status/", None),
         ("/api/docs/", ".swagger-ui .opblock"),  # Swagger UI drew the operations from the schema
@@ -134,6 +142,8 @@ def test_every_kind_of_page_loads_with_no_csp_violation_and_the_plots_draw(page,
         (f"/submissions/{site['flagged']}/", None),
         ("/hosted-runs/", None),
         (f"/hosted-runs/{site['run']}/", None),
+        (f"/teams/{team.pk}/registrations/", "#registration-form"),
+        (f"/teams/{team.pk}/registrations/{site['registrations'][1]}/", "#registration-facts"),
     ]:
         visit(path, wait_for)
     page.context.clear_cookies()

@@ -11,6 +11,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.portal.test_run_command import _as_from_a_terminal, _free_port
 
@@ -119,9 +120,8 @@ def test_the_two_minute_recipe_on_a_fresh_portal(page, tmp_path):
         page.set_input_files("#bundle", str(bundle))
         page.click("#upload-form button[type=submit]")
         page.wait_for_url(re.compile(r".*/submissions/\d+/$"), timeout=60000)
-        page.wait_for_function(
-            "() => document.getElementById('status').textContent.trim() == 'published'", timeout=300000
-        )
+        # A locator wait, not wait_for_function: the portal's CSP allows no eval in the page.
+        expect(page.locator("#status")).to_have_text("published", timeout=300000)
 
         # A second one by the CLI, with a token; it waits, then prints the figures and the flags.
         run(PYTHON, "manage.py", "make_demo_run", "--out", str(tmp_path / "my-run-2"), "--quality", "0.6",

@@ -4,18 +4,35 @@ import io
 import json
 import tarfile
 
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from runners.capability import task_capability
 from runners.models import GpuWorker
+from runners.services.approval import declared_hardware
+from runners.services.fit import queued_reasons_refresh
 from runners.services.workers import Capacity, worker_register, worker_token_issue
 
 COMPETITION = "spooky-author-identification"
 SECRET = "sk-test-9f8e7d6c5b4a-never-shown"
 
 
-def worker_client(*, name: str = "gpu-box-1", gpus: int = 2, slots: int = 2) -> tuple[GpuWorker, APIClient]:
-    """A registered worker and an API client that speaks for it."""
+def approve(worker: GpuWorker) -> GpuWorker:
+    """A maintainer's approval of what the worker declares now (the approval page's own path is tested in
+    tests/runners/test_worker_approval.py)."""
+    worker.refresh_from_db()
+    GpuWorker.objects.filter(pk=worker.pk).update(
+        approved_hardware=declared_hardware(worker), approved_at=timezone.now()
+    )
+    queued_reasons_refresh()
+    worker.refresh_from_db()
+    return worker
+
+
+def worker_client(
+    *, name: str = "gpu-box-1", gpus: int = 2, slots: int = 2, approved: bool = True
+) -> tuple[GpuWorker, APIClient]:
+    """A registered worker (approved unless told otherwise) and an API client that speaks for it."""
     worker, key = worker_token_issue(name=name)
     worker_register(
         worker=worker,
@@ -30,6 +47,8 @@ def worker_client(*, name: str = "gpu-box-1", gpus: int = 2, slots: int = 2) -> 
             version="",
         ),
     )
+    if approved:
+        worker = approve(worker)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Worker {key}")
     return worker, client

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from runners.models import GpuWorker
 from runners.services.workers import worker_token_issue
 from tests.conftest import stop_group
 
@@ -81,7 +82,9 @@ def agents_folder(root: Path, *, scripts: dict[str, str]) -> Path:
 def start_gpu_worker(live_server, tmp_path_factory) -> Iterator[Callable[..., GpuWorkerProcess]]:
     started: list[GpuWorkerProcess] = []
 
-    def start(*, name: str = "gpu-test", backend: str = "process", agents: Path | None = None, **env):
+    def start(
+        *, name: str = "gpu-test", backend: str = "process", agents: Path | None = None, approve: bool = True, **env
+    ):
         # A short work folder: the process backend's agents reach the oracle's socket by its path (107 bytes).
         work = Path(f"/tmp/gw-{os.getpid()}-{len(started)}")
         shutil.rmtree(work, ignore_errors=True)
@@ -94,6 +97,16 @@ def start_gpu_worker(live_server, tmp_path_factory) -> Iterator[Callable[..., Gp
             env=env,
         )
         started.append(worker)
+        if approve:  # as a maintainer does on the approval page, once it declared its hardware
+            from tests.runners.builders import approve as approve_worker
+
+            registered = wait_until(
+                lambda: GpuWorker.objects.filter(name=name, registered_at__isnull=False).first(),
+                f"{name} registered",
+                timeout=90,
+                logs=worker.output,
+            )
+            approve_worker(registered)
         return worker
 
     try:

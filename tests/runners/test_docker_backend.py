@@ -252,14 +252,14 @@ def test_an_output_cap_on_the_logs_folder_stops_an_agent_long_before_10_gb(backe
 
 def test_the_agent_gets_the_team_variables_and_the_portals(backend, make_agent_image, paths):
     image = make_agent_image("env > /home/logs/env.txt")
-    env = {"TEAM_VARIABLE": "from the team", "DATA_DIR": "/elsewhere"}
+    env = {"AGENT_TEAM_VARIABLE": "from the team"}
     _, code = run_agent(backend, image, paths, env=env, time_limit_seconds=5400.0)
     assert code == 0
     seen = dict(line.split("=", 1) for line in (paths.logs / "env.txt").read_text().splitlines() if "=" in line)
-    assert seen["TEAM_VARIABLE"] == "from the team"
+    assert seen["AGENT_TEAM_VARIABLE"] == "from the team"
     assert seen["COMPETITION_ID"] == "spooky-author-identification"
     assert seen["TIME_LIMIT_SECS"] == "5400"
-    assert seen["DATA_DIR"] == "/home/data"  # the portal's folders win over a team's variable
+    assert seen["DATA_DIR"] == "/home/data"
     assert seen["SUBMISSION_DIR"] == "/home/submission"
     assert seen["LOGS_DIR"] == "/home/logs"
     assert seen["CODE_DIR"] == "/home/code"
@@ -272,6 +272,39 @@ def test_the_memory_limit_holds(backend, make_agent_image, paths):
     image = make_agent_image("python3 -c 'blocks = [bytearray(64 << 20) for _ in range(32)]'")
     handle, code = run_agent(backend, image, paths, memory_gb=0.25)
     assert code == 137, handle.output_tail()
+    reason = handle.exit_reason(code)
+    assert reason is not None and "killed it for using more than its memory of 0.25 GiB" in reason
+
+
+def test_a_fork_bomb_stops_at_the_requested_process_limit(backend, make_agent_image, paths):
+    image = make_agent_image("bomb() { bomb | bomb & }; bomb; sleep 600")
+    handle = backend.start(run_spec(image, processes=64), paths)
+    container = backend.client.containers.get(handle.container_id)
+    assert container.attrs["HostConfig"]["PidsLimit"] == 64
+    deadline = time.monotonic() + 30
+    seen = 0
+    while time.monotonic() < deadline:
+        seen = max(seen, int(container.stats(stream=False).get("pids_stats", {}).get("current") or 0))
+        if seen >= 60:
+            break
+    assert 60 <= seen <= 64  # measured: the bomb fills its limit and stays there
+    assert handle.exit_code() is None and handle.over_limit() is None  # the engine holds it; the deadline ends it
+    handle.kill()
+    assert handle.exit_code() == 137
+
+
+def test_shm_is_the_requested_size(backend, make_agent_image, paths):
+    image = make_agent_image("df -B1 --output=size /dev/shm | tail -n 1 > /home/logs/shm")
+    _, code = run_agent(backend, image, paths, shm_gb=1 / 16)
+    assert code == 0 and int((paths.logs / "shm").read_text()) == 64 * 1024**2
+
+
+def test_a_variable_a_team_may_not_give_is_refused_before_a_container_exists(backend, agent_image, paths):
+    before = len(backend.client.containers.list(all=True))
+    for name in ("GIT_SSH_COMMAND", "CUDA_VISIBLE_DEVICES", "LD_PRELOAD"):
+        with pytest.raises(BackendError, match=f"env.{name}: "):
+            backend.start(run_spec(agent_image, env={name: "x"}), paths)
+    assert len(backend.client.containers.list(all=True)) == before
 
 
 def test_output_tail_and_save_output(backend, make_agent_image, paths, tmp_path):
@@ -390,6 +423,7 @@ def test_the_options_confine_the_container(tmp_path):
     assert options["shm_size"] == 2 * 1024**3
     assert options["security_opt"] == ["no-new-privileges"]
     assert options["pids_limit"] == PIDS_LIMIT
+    assert container_options(dataclasses.replace(spec, processes=100), task_paths(tmp_path))["pids_limit"] == 100
     assert options["labels"] == {"portal.task": "7", "portal.attempt": "2"}
     assert "command" not in options and "entrypoint" not in options  # the image's own command
     read_only = {mount["Target"]: mount["ReadOnly"] for mount in options["mounts"]}
@@ -427,8 +461,10 @@ ls /proc | grep -cE "^[0-9]+$" > /home/logs/pids
 env > /home/logs/env.txt
 """
     )
-    steering = {"BASH_ENV": "/tmp/evil.sh", "LD_PRELOAD": "/tmp/evil.so", "PYTHONPATH": "/tmp", "KEPT": "yes"}
-    _, code = run_agent(backend, image, paths, env=steering)
+    steering = {"BASH_ENV": "/tmp/evil.sh", "LD_PRELOAD": "/tmp/evil.so", "PYTHONPATH": "/tmp", "AGENT_KEPT": "yes"}
+    with pytest.raises(BackendError, match="env.BASH_ENV: steers"):
+        run_agent(backend, image, paths, env=steering)
+    _, code = run_agent(backend, image, paths, env={"AGENT_KEPT": "yes"})
     assert code == 0
     assert (paths.logs / "uid").read_text().strip() == "0"  # the image's user: root, as root on the host
     status = dict(line.split(":\t") for line in (paths.logs / "status").read_text().splitlines())
@@ -438,7 +474,7 @@ env > /home/logs/env.txt
     assert shared == {"user"}  # no user namespace of its own unless the engine remaps users
     assert int((paths.logs / "pids").read_text()) <= 5
     seen = (paths.logs / "env.txt").read_text()
-    assert "KEPT=yes" in seen and "the-worker-token" not in seen
+    assert "AGENT_KEPT=yes" in seen and "the-worker-token" not in seen
     assert not any(f"{name}=" in seen for name in ("BASH_ENV", "LD_PRELOAD", "PYTHONPATH"))
 
 

@@ -1,6 +1,6 @@
 """Hosted runs meet the workers that exist: the form starts from what they can run and says what a run gets on
-each backend; a request no registered worker can hold is refused at once and costs no quota; a queued task that
-no worker can hold any more (a worker came back smaller) says so in its Reason."""
+each backend; a request no available (approved, lately heard from) worker can hold is refused at once and costs
+no quota; a queued task that no worker can hold any more (a worker came back smaller) says so in its Reason."""
 
 import re
 
@@ -10,7 +10,7 @@ from django.test import override_settings
 from portal.accounts.selectors import teams_for_user
 from runners.models import GpuWorker, HostedRun, HostedTask
 from runners.services.workers import Capacity, worker_register, worker_token_issue
-from tests.runners.builders import COMPETITION, hosted_body
+from tests.runners.builders import COMPETITION, approve, hosted_body
 
 pytestmark = pytest.mark.django_db
 
@@ -33,7 +33,7 @@ def register(name: str = "gpu-box-1", *, gpus: int, backend: str = "process", sa
         version="",
         sandbox=sandbox,
     )
-    return worker_register(worker=worker, capacity=capacity)
+    return approve(worker_register(worker=worker, capacity=capacity))
 
 
 def _gpus_input(page: str) -> str:
@@ -113,11 +113,11 @@ def test_a_queued_task_that_no_worker_can_hold_any_more_says_so_and_clears_when_
 def test_with_no_worker_registered_the_form_and_the_tasks_say_so(registry, alice_api, client, alice):
     client.force_login(alice)
     page = client.get("/hosted-runs/").content.decode()
-    assert "No worker is registered on this portal yet" in page and _gpus_input(page) == "0"
+    assert "No approved worker has been heard from in the last minutes" in page and _gpus_input(page) == "0"
 
     run_id = alice_api.post("/api/v1/hosted-runs/", hosted_body(gpus_per_run=1), format="json").json()["id"]
     task = HostedTask.objects.get(hosted_run_id=run_id)
-    assert task.reason.startswith("waiting: no worker is registered on this portal yet")
+    assert task.reason.startswith("waiting: no approved worker was heard from in the last 60 s")
 
     register(gpus=1)
     task.refresh_from_db()
@@ -132,7 +132,7 @@ def test_the_form_says_what_a_run_gets_on_each_backend_there_is(registry, client
     offer = offer[: offer.index("</section>")]
     assert "a container with no network" not in page  # what the process backend is not
     assert "<li>Not a container" in offer and "bubblewrap sandbox with no network" in offer
-    assert "a uid of its own" in offer and "no CPU or memory limit" in offer
+    assert "a uid of its own" in offer and "processes and" in offer and "CPU time of the time limit" in offer
 
     register("gpu-box-2", gpus=1, backend="docker", sandbox="")
     register("trusted-box", gpus=0, backend="process", sandbox="off")

@@ -362,7 +362,7 @@ def test_the_form_starts_a_run_and_the_page_shows_it_live_without_the_secret(reg
             "seeds": 1,
             "time_limit_hours": 1,
             "gpus_per_run": 0,
-            "env": f"OPENAI_API_KEY={SECRET}\nMODE=fast",
+            "env": f"OPENAI_API_KEY={SECRET}\nAGENT_MODE=fast",
             "competitions": COMPETITION,
         },
     )

@@ -13,7 +13,7 @@ from django.test import override_settings
 
 from grading.models import Submission
 from leaderboard.models import Entry
-from runners.models import FormatCheck, HostedRun, HostedTask
+from runners.models import FormatCheck, GpuWorker, HostedRun, HostedTask
 from runners.services.watchdog import hosted_watchdog
 from tests.runners.builders import COMPETITION, SECRET, hosted_body
 from tests.runners.gpu_worker import agents_folder, wait_until
@@ -100,11 +100,31 @@ def test_a_hosted_run_with_the_process_backend_is_graded_and_published_as_verifi
     run = _ask(alice_api, gpus_per_run=1)
     submission = _published(run, worker.output)
     _assert_graded_and_verified(run, submission, worker, alice_api)
+    # The run registered itself; the worker wrote the nonce as run.log's first line, so the run is part of it.
     run.refresh_from_db()
+    assert submission.registration_id == run.registration_id and submission.manifest["registration"]
+    from grading.services.submissions import submission_folder
+
+    (log,) = (submission_folder(submission) / "bundle").rglob("run.log")
+    assert log.read_text().splitlines()[0] == run.registration.nonce
+    assert not submission.flags.filter(code="registration").exists()
+    # Its entry uses the registration: public now, the nonce with it.
+    public = alice_api.get(f"/api/v1/registrations/public/{run.registration_id}/").json()
+    assert public["nonce"] == run.registration.nonce and public["entries"]
     wait_until(lambda: hosted_watchdog()["done"] or HostedRun.objects.get(pk=run.pk).status == "done", "done")
 
 
-def test_the_deadline_stops_a_runaway_agent_and_the_run_is_timed_out(
+def _failed_unpublished(run: HostedRun, logs) -> HostedRun:
+    """The run ended failed, published nothing, and left the quota as it was."""
+    wait_until(lambda: HostedRun.objects.get(pk=run.pk).status == HostedRun.Status.FAILED, "the run failed", logs=logs)
+    run.refresh_from_db()
+    assert run.submission is None and not Submission.objects.exists(), run.status_reason
+    assert "Nothing was published; this run does not count against the daily quota." in run.status_reason
+    return run
+
+
+@override_settings(HOSTED_RUNS_DAILY_QUOTA=1)
+def test_the_deadline_stops_a_runaway_agent_and_a_run_that_left_nothing_is_not_published(
     hosted_registry, celery_worker, start_gpu_worker, alice_api, tmp_path
 ):
     worker = start_gpu_worker(agents=agents_folder(tmp_path / "agents", scripts={"sleeper": SLEEPER}))
@@ -117,12 +137,50 @@ def test_the_deadline_stops_a_runaway_agent_and_the_run_is_timed_out(
     )
     assert "stopped after the time limit of 2 s" in task.reason
     assert 2 <= task.elapsed_seconds < 10
-    # What it left (no submission) still becomes an entry: one run that made no submission.
-    submission = wait_until(lambda: HostedRun.objects.get(pk=run.pk).submission, "the submission", logs=worker.output)
-    wait_until(
-        lambda: Submission.objects.get(pk=submission.pk).status in Submission.SETTLED_STATUSES, "graded", timeout=120
+    # It timed out before writing a submission: no entry, and the team's one run a day is still there.
+    run = _failed_unpublished(run, worker.output)
+    assert "seed 0: timed out (stopped after the time limit of 2 s; it left no /home/submission/submission.csv)" in (
+        run.status_reason
     )
-    assert not Submission.objects.get(pk=submission.pk).runs.get().valid_submission
+    _ask(alice_api, image="sleeper:1", gpus_per_run=0)
+
+
+@override_settings(HOSTED_RUNS_DAILY_QUOTA=1)
+def test_a_run_of_an_agent_the_worker_does_not_have_or_that_exits_at_once_is_not_published(
+    hosted_registry, celery_worker, start_gpu_worker, alice_api, tmp_path
+):
+    agents = agents_folder(tmp_path / "agents", scripts={"quitter": "#!/usr/bin/env bash\necho bye\nexit 3\n"})
+    worker = start_gpu_worker(agents=agents)
+    run = _ask(alice_api, image="not-installed:2", gpus_per_run=0)
+    run = _failed_unpublished(run, worker.output)
+    assert "seed 0: failed (image 'not-installed:2': this worker has no agent of that name" in run.status_reason
+    run = _ask(alice_api, image="quitter:1", gpus_per_run=0)  # the failed run cost nothing
+    run = _failed_unpublished(run, worker.output)
+    assert "seed 0: done (the agent exited with code 3; it left no /home/submission/submission.csv)" in (
+        run.status_reason
+    )
+
+
+def test_a_worker_waits_for_approval_before_it_runs_anything(
+    hosted_registry, celery_worker, start_gpu_worker, alice_api, client, maintainer
+):
+    """The real worker process measures itself, registers pending, and takes the task once approved."""
+    worker = start_gpu_worker(approve=False)
+    row = wait_until(
+        lambda: GpuWorker.objects.filter(name="gpu-test", registered_at__isnull=False).first(),
+        "registered",
+        logs=worker.output,
+    )
+    assert row.approved_at is None and row.measured["cpus"] >= 1 and row.measured["memory_gb"] > 0
+    run = _ask(alice_api, gpus_per_run=0)
+    time.sleep(8)  # it takes the message, is refused, sends it back: the task stays queued
+    assert _task(run).status == HostedTask.Status.QUEUED
+    assert "waits for a maintainer to approve" in worker.output()
+    client.force_login(maintainer)
+    page = client.get("/hosted-runs/workers/approval/").content.decode()
+    fingerprint = page.split('name="fingerprint" value="')[1].split('"')[0]
+    client.post(f"/hosted-runs/workers/{row.pk}/approval/", {"decision": "approve", "fingerprint": fingerprint})
+    _published(run, worker.output)
 
 
 def test_cancel_stops_a_running_agent_within_a_heartbeat(

@@ -91,8 +91,10 @@ class Command(BaseCommand):
         """A token for the GPU worker scripts/run starts beside the web server (the process backend), kept in
         PORTAL_DATA_DIR/worker-token, readable by this user only."""
         token_file = settings.DATA_DIR / "worker-token"
-        if token_file.exists() and GpuWorker.objects.filter(name=LOCAL_WORKER).exists():
+        # The operator's own machine, started by the operator's own script: its hardware is approved as it
+        # registers (runners/services/approval.py); every other worker waits for a maintainer.
+        if token_file.exists() and GpuWorker.objects.filter(name=LOCAL_WORKER).update(auto_approve=True):
             return
-        _, key = worker_token_issue(name=LOCAL_WORKER)
+        _, key = worker_token_issue(name=LOCAL_WORKER, trusted=True)
         token_file.write_text(key + "\n")
         token_file.chmod(0o600)

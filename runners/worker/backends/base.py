@@ -35,6 +35,7 @@ class RunSpec:
     shm_gb: float
     network: bool
     max_output_bytes: int
+    processes: int = 0  # the most processes and threads at once; 0: the backend's default (the operator's cap)
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,12 @@ class Handle(Protocol):
 
     def written_bytes(self) -> int:
         """Bytes the agent wrote outside the collected folders (0 where the backend cannot tell)."""
+
+    def over_limit(self) -> str | None:
+        """Why the agent must be stopped now for breaking one of its limits (processes, memory), else None."""
+
+    def exit_reason(self, code: int) -> str | None:
+        """Why the agent exited, where a limit ended it (memory, CPU time, a file's size), else None."""
 
     def kill(self) -> None:
         """Stop the agent now; calling it again does nothing."""

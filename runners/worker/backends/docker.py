@@ -21,7 +21,7 @@ from docker.errors import APIError, DockerException, ImageNotFound, NotFound
 from docker.models.containers import Container
 from docker.types import DeviceRequest, LogConfig, Mount
 
-from runners.envnames import team_variables
+from runners.envnames import EnvRefused, team_variables
 from runners.worker.backends.base import (
     AGENT_DIR,
     CODE_DIR,
@@ -53,9 +53,13 @@ GIB = 1024**3
 
 def agent_environment(spec: RunSpec) -> dict[str, str]:
     """The team's variables (those a team may give, runners/envnames.py) plus the portal's; the portal's win, so
-    that a team cannot move the folders."""
+    that a team cannot move the folders. BackendError naming a variable a team may not give."""
+    try:
+        team = team_variables(spec.env)
+    except EnvRefused as exc:
+        raise BackendError(f"this worker refuses the run's variables: {exc}") from None
     return {
-        **team_variables(spec.env),
+        **team,
         "COMPETITION_ID": spec.competition_id,
         "TIME_LIMIT_SECS": str(int(spec.time_limit_seconds)),
         "DATA_DIR": DATA_DIR,
@@ -93,7 +97,7 @@ def container_options(spec: RunSpec, paths: RunPaths) -> dict[str, Any]:
             _bind(paths.validate_script, VALIDATE_SCRIPT, read_only=True),
         ],
         "security_opt": ["no-new-privileges"],
-        "pids_limit": PIDS_LIMIT,
+        "pids_limit": min(spec.processes, PIDS_LIMIT) if spec.processes > 0 else PIDS_LIMIT,
         "labels": {"portal.task": str(spec.task_id), "portal.attempt": str(spec.attempt)},
         "log_config": LogConfig(
             type=LogConfig.types.JSON, config={"max-size": LOG_MAX_SIZE, "max-file": str(LOG_MAX_FILES)}
@@ -212,6 +216,21 @@ class DockerHandle:
         size = int(rows[0].get("SizeRw") or 0) if rows else (self._written[1] if self._written else 0)
         self._written = (now, size)
         return size
+
+    def over_limit(self) -> str | None:
+        """The engine enforces pids_limit, mem_limit and shm_size itself (cgroups): a fork bomb stops at its
+        limit, a memory hog is killed by the kernel (exit_reason says so)."""
+        return None
+
+    def exit_reason(self, code: int) -> str | None:
+        if code == 0:
+            return None
+        state = self._container.attrs.get("State", {})
+        if state.get("OOMKilled"):
+            limit = int(self._container.attrs.get("HostConfig", {}).get("Memory") or 0)
+            shown = f" of {limit / GIB:.3g} GiB" if limit else ""
+            return f"the agent exited with code {code}: the kernel killed it for using more than its memory{shown}"
+        return None
 
     def kill(self) -> None:
         try:

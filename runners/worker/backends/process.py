@@ -15,7 +15,12 @@ By default (RUNNER_PROCESS_SANDBOX=bwrap) each agent runs in a bubblewrap sandbo
 - when the sandbox's pid 1 dies (the agent's first process exits, or the worker kills bwrap) the kernel kills
   every process of the sandbox. How it is built: runners/worker/backends/sandbox.py.
 
-Resource limits (CPU, memory) are not enforced here; the Docker backend has them. RUNNER_PROCESS_SANDBOX=off
+- within limits (sandbox.Limits, from the run's request under the operator's caps): processes and threads,
+  memory, CPU time and file size are rlimits the kernel enforces, /dev/shm and /tmp are tmpfs mounts of a fixed
+  size, and the worker stops a task whose processes together hold more memory than its limit, or that reaches
+  its process limit (a fork bomb), with that reason.
+
+RUNNER_PROCESS_SANDBOX=off
 runs agents as plain child processes of the worker, as the worker's user with its files and network: for
 trusted agents only. Either way the agent sees a minimal environment plus the task's, never the worker's.
 """
@@ -33,7 +38,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from runners.envnames import team_variables
+from runners.envnames import EnvRefused, team_variables
 from runners.worker.backends.base import BackendError, RunPaths, RunSpec
 from runners.worker.backends.sandbox import (
     AGENT_DIR,
@@ -42,17 +47,21 @@ from runners.worker.backends.sandbox import (
     DATA_DIR,
     DEFAULT_AGENT_UID,
     DEFAULT_PATH,
+    DEFAULT_PROCESSES,
+    GIB,
     HOME,
     LOGS_DIR,
     ORACLE_DIR,
     SUBMISSION_DIR,
     VALIDATE_SCRIPT,
+    Limits,
     bwrap_command,
     check_sandbox,
     lock_uid,
     make_box,
     options_fd,
     sandbox_options,
+    task_limits,
     uid_processes,
     unlock_uid,
 )
@@ -68,6 +77,42 @@ SANDBOXES = ("bwrap", "off")
 # its host path; a longer one is reached through a short link in the temporary folder instead.
 MAX_SOCKET_PATH = 100
 
+# What an agent's output says when a process of it could not get memory under its RLIMIT_DATA.
+OUT_OF_MEMORY = ("MemoryError", "Cannot allocate memory", "std::bad_alloc", "out of memory", "Out of memory")
+SIGXCPU_EXIT = 128 + signal.SIGXCPU
+SIGXFSZ_EXIT = 128 + signal.SIGXFSZ
+PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
+
+
+def _kib(text: str, field: str) -> int | None:
+    for line in text.splitlines():
+        if line.startswith(field):
+            return int(line.split()[1])
+    return None
+
+
+def uid_usage(uid: int) -> tuple[int, int]:
+    """(tasks, memory bytes) of the processes running as uid: tasks counts threads, as RLIMIT_NPROC does; memory
+    is their proportional set size (a page shared by n of them counts 1/n in each, so forked data-loader workers
+    that share their parent's pages are not counted n times), their resident size where that cannot be read."""
+    tasks = memory = 0
+    for pid in uid_processes(uid):
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+            try:
+                pss = _kib(Path(f"/proc/{pid}/smaps_rollup").read_text(), "Pss:")
+            except OSError:
+                pss = None
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        tasks += _kib(status, "Threads:") or 0
+        memory += (pss if pss is not None else _kib(status, "VmRSS:") or 0) * 1024
+    return tasks, memory
+
+
+def _gib(size: int) -> str:
+    return f"{size / GIB:.3g} GiB"
+
 
 def oracle_link(paths: RunPaths) -> Path | None:
     """A short path to the task's oracle folder when its own is too long to connect to; None when it is not."""
@@ -80,10 +125,14 @@ def oracle_link(paths: RunPaths) -> Path | None:
 
 def _environment(spec: RunSpec, base: dict[str, str], places: dict[str, str]) -> dict[str, str]:
     """base, the team's variables (those a team may give: runners/envnames.py), then the task's own (last, so a
-    team variable cannot move them)."""
+    team variable cannot move them). BackendError naming a variable a team may not give."""
+    try:
+        team = team_variables(spec.env)
+    except EnvRefused as exc:
+        raise BackendError(f"this worker refuses the run's variables: {exc}") from None
     return {
         **base,
-        **team_variables(spec.env),
+        **team,
         "COMPETITION_ID": spec.competition_id,
         "TIME_LIMIT_SECS": str(math.ceil(spec.time_limit_seconds)),
         **places,
@@ -135,8 +184,10 @@ class ProcessHandle:
         box: Path | None = None,
         uid: int | None = None,
         release: Callable[[], None] | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self._process = process
+        self._limits = limits
         self._output = output
         self._paths = paths
         self._oracle = oracle
@@ -186,10 +237,10 @@ class ProcessHandle:
         path.write_bytes(data)
 
     def written_bytes(self) -> int:
-        """The output file plus what the agent wrote outside the collected folders: its /home and /tmp in a
-        sandbox, whatever it left in its task folder without one."""
+        """The output file plus what the agent wrote outside the collected folders: its /home in a sandbox (its
+        /tmp and /dev/shm are tmpfs mounts of a fixed size), whatever it left in its task folder without one."""
         if self._box is not None:
-            return tree_bytes([self._output, self._box / "home", self._box / "tmp"])
+            return tree_bytes([self._output, self._box / "home"])
         paths = self._paths
         counted = {paths.submission, paths.logs, paths.code, paths.oracle_dir}
         try:
@@ -197,6 +248,41 @@ class ProcessHandle:
         except FileNotFoundError:
             others = []
         return tree_bytes([self._output, *others])
+
+    def over_limit(self) -> str | None:
+        """The kernel refuses the agent more processes and more memory per process; here the worker ends a task
+        that sits at its process limit (a fork bomb spins there until its time is up) or whose processes
+        together hold more memory than its limit."""
+        if self._uid is None or self._limits is None or self._process.returncode is not None:
+            return None
+        tasks, resident = uid_usage(self._uid)
+        if tasks >= self._limits.processes:
+            return (
+                f"stopped: the agent reached its limit of {self._limits.processes} processes and threads "
+                "(a fork bomb, or more workers than the run asked for)"
+            )
+        if resident > self._limits.memory_bytes:
+            return (
+                f"stopped: the agent's processes held {_gib(resident)} of memory, over its limit of "
+                f"{_gib(self._limits.memory_bytes)}"
+            )
+        return None
+
+    def exit_reason(self, code: int) -> str | None:
+        if self._limits is None or code == 0:
+            return None
+        limits = self._limits
+        if code == SIGXCPU_EXIT:
+            return f"the agent exited with code {code}: a process used its CPU time limit of {limits.cpu_seconds} s"
+        if code == SIGXFSZ_EXIT:
+            return f"the agent exited with code {code}: it wrote a file over its limit of {_gib(limits.file_bytes)}"
+        tail = self.output_tail(8192)
+        if any(sign in tail for sign in OUT_OF_MEMORY):
+            return (
+                f"the agent exited with code {code}: it ran out of memory under its limit of "
+                f"{_gib(limits.memory_bytes)} per process (/dev/shm and /tmp: {_gib(limits.tmp_bytes)} each)"
+            )
+        return None
 
     def kill(self) -> None:
         with self._lock:
@@ -253,6 +339,9 @@ class ProcessBackend:
         sandbox: str = "bwrap",
         agent_uid: int = DEFAULT_AGENT_UID,
         bwrap: str | None = None,
+        max_processes: int = DEFAULT_PROCESSES,
+        cpus: float = 0.0,
+        memory_gb: float = 0.0,
     ) -> None:
         """Raises BackendError, saying what to do, when sandbox is "bwrap" and this machine cannot make one."""
         if sandbox not in SANDBOXES:
@@ -260,6 +349,10 @@ class ProcessBackend:
         self.agents_dir = Path(agents_dir)
         self.sandbox = sandbox
         self.agent_uid = agent_uid
+        # The operator's caps over every task's request (RUNNER_MAX_PROCESSES, RUNNER_CPUS, RUNNER_MEMORY_GB).
+        self.max_processes = max_processes
+        self.cpus = cpus
+        self.memory_gb = memory_gb
         self._uids_lock = threading.Lock()
         self._uids_in_use: dict[int, int] = {}  # uid: its lock (sandbox.lock_uid)
         self.bwrap = ""
@@ -304,10 +397,11 @@ class ProcessBackend:
             spec = RunSpec(0, 0, "check", "check", {}, 60, 0, 0, 0, 0, False, 0)
             box = root / "box"
             make_box(box, self.agent_uid)
-            fd = options_fd(sandbox_options(spec, paths, root / "agent", box, sandbox_env(spec)))
+            limits = self.limits(spec)
+            fd = options_fd(sandbox_options(spec, paths, root / "agent", box, sandbox_env(spec), limits))
             try:
                 done = subprocess.run(
-                    bwrap_command(self.bwrap, fd, self.agent_uid, ["true"]),
+                    bwrap_command(self.bwrap, fd, self.agent_uid, ["true"], limits),
                     pass_fds=(fd,),
                     env={"PATH": DEFAULT_PATH},
                     stdin=subprocess.DEVNULL,
@@ -323,6 +417,9 @@ class ProcessBackend:
                     "needs user, pid, network and mount namespaces (a container must allow them), or set "
                     "RUNNER_PROCESS_SANDBOX=off to run agents unsandboxed (trusted agents only)"
                 )
+
+    def limits(self, spec: RunSpec) -> Limits:
+        return task_limits(spec, max_processes=self.max_processes, cpus=self.cpus, memory_gb=self.memory_gb)
 
     def agent_dir(self, image: str) -> Path:
         """<agents dir>/<image name before ':'>, refused unless it is a plain name with a start.sh. The reason
@@ -360,17 +457,19 @@ class ProcessBackend:
         output = paths.home.parent / f".{paths.home.name}.output"
         if self.sandbox == "off":
             return self._start_unsandboxed(spec, paths, folder, output)
+        env = sandbox_env(spec)  # BackendError, naming the variable, for one a team may not give
         uid = self._take_uid()
         box = paths.home.parent / f".{paths.home.name}.sandbox"
         fd = -1
         try:
             make_box(box, uid)
-            fd = options_fd(sandbox_options(spec, paths, folder, box, sandbox_env(spec)))
+            limits = self.limits(spec)
+            fd = options_fd(sandbox_options(spec, paths, folder, box, env, limits))
             with output.open("wb") as sink:
                 # bwrap --die-with-parent ties the sandbox to this thread: the task's thread, which supervises
                 # it to the end (runners/worker/execute.py).
                 process = subprocess.Popen(
-                    bwrap_command(self.bwrap, fd, uid, ["bash", f"{AGENT_DIR}/start.sh"]),
+                    bwrap_command(self.bwrap, fd, uid, ["bash", f"{AGENT_DIR}/start.sh"], limits),
                     pass_fds=(fd,),
                     cwd="/",
                     env={"PATH": DEFAULT_PATH},  # bwrap runs as root: nothing of the team's reaches it
@@ -391,9 +490,12 @@ class ProcessBackend:
         log.info(
             "task %s attempt %s: started %s as uid %s, pid %s", spec.task_id, spec.attempt, folder, uid, process.pid
         )
-        return ProcessHandle(process, output, paths, box=box, uid=uid, release=lambda: self._release_uid(uid))
+        return ProcessHandle(
+            process, output, paths, box=box, uid=uid, release=lambda: self._release_uid(uid), limits=limits
+        )
 
     def _start_unsandboxed(self, spec: RunSpec, paths: RunPaths, folder: Path, output: Path) -> ProcessHandle:
+        agent_env(spec, paths, folder)  # BackendError, naming the variable, for one a team may not give
         oracle = oracle_link(paths)
         with output.open("wb") as sink:
             try:

@@ -9,10 +9,12 @@ path or team value shows in `ps`, inside the sandbox or out.
 """
 
 import fcntl
+import math
 import os
 import shutil
 import stat
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from runners.worker.backends.base import (
@@ -35,6 +37,59 @@ DEFAULT_AGENT_UID = 60100
 AGENT_UIDS = 256  # uids the worker may hand out from RUNNER_PROCESS_AGENT_UID on; none may belong to a user
 GIB = 1024**3
 DEFAULT_SHM_BYTES = GIB
+# The most processes and threads a task may have at once unless the run asks for fewer (RunSpec.processes) or
+# the operator sets another cap (RUNNER_MAX_PROCESSES): enough for data loaders with many worker threads.
+DEFAULT_PROCESSES = 4096
+MIN_FILE_BYTES = 64 * 1024**2
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one task may use, enforced by the kernel inside its sandbox (setrlimit through prlimit, before the
+    agent's uid is taken, so the agent cannot raise them) and by the size of its tmpfs mounts.
+
+    This machine's cgroups are not delegated to the worker (cgroup v1, or v2 without the memory and pids
+    controllers), so the limits are rlimits: RLIMIT_NPROC counts every process and thread of the agent's uid,
+    and each agent has a uid of its own, so it is the task's total; RLIMIT_DATA, RLIMIT_CPU and RLIMIT_FSIZE
+    hold for each process, and the worker adds the total: it sums the resident memory of the uid's processes
+    every poll and stops the task above memory_bytes (ProcessHandle.over_limit).
+    """
+
+    processes: int  # RLIMIT_NPROC: processes and threads of the agent's uid at once
+    memory_bytes: int  # RLIMIT_DATA of each process (heap, anonymous memory); the worker watches the total
+    cpu_seconds: int  # RLIMIT_CPU of each process: SIGXCPU at this, SIGKILL 5 s later
+    file_bytes: int  # RLIMIT_FSIZE: the largest file it may write
+    shm_bytes: int  # the size of its /dev/shm (a tmpfs)
+    tmp_bytes: int  # the size of its /tmp (a tmpfs)
+    # False for a task with GPUs: the NVIDIA driver maps large private regions that RLIMIT_DATA would refuse (not
+    # tried on a GPU machine), so there the worker's watch of the total alone holds memory.
+    data_limit: bool = True
+
+    def prlimit(self) -> list[str]:
+        data = self.memory_bytes if self.data_limit else "unlimited"
+        return [
+            "prlimit", f"--nproc={self.processes}", f"--data={data}",
+            f"--cpu={self.cpu_seconds}:{self.cpu_seconds + 5}", f"--fsize={self.file_bytes}", "--core=0", "--",
+        ]  # fmt: skip
+
+
+def task_limits(spec: RunSpec, *, max_processes: int, cpus: float, memory_gb: float) -> Limits:
+    """The task's limits: what its run asked for, never above the operator's caps (this worker's RUNNER_CPUS,
+    RUNNER_MEMORY_GB and RUNNER_MAX_PROCESSES); what it left out gets the cap."""
+    processes = min(spec.processes, max_processes) if spec.processes > 0 else max_processes
+    memory = min(spec.memory_gb, memory_gb) if spec.memory_gb > 0 and memory_gb > 0 else spec.memory_gb or memory_gb
+    task_cpus = min(spec.cpus, cpus) if spec.cpus > 0 and cpus > 0 else spec.cpus or cpus or 1.0
+    shm = int(spec.shm_gb * GIB) if spec.shm_gb > 0 else DEFAULT_SHM_BYTES
+    memory_bytes = int(memory * GIB) if memory > 0 else 64 * GIB
+    return Limits(
+        processes=max(processes, 16),
+        memory_bytes=memory_bytes,
+        cpu_seconds=max(math.ceil(spec.time_limit_seconds * task_cpus), 1),
+        file_bytes=max(spec.max_output_bytes, MIN_FILE_BYTES),
+        shm_bytes=min(shm, memory_bytes),
+        tmp_bytes=min(shm, memory_bytes),
+        data_limit=spec.gpus == 0,
+    )
 
 
 # What of the host's /etc an agent's programs read (the loader's cache, certificates, time zone, Python's
@@ -61,13 +116,13 @@ def _write_etc(etc: Path, uid: int) -> None:
 
 
 def make_box(box: Path, uid: int) -> None:
-    """The sandbox's own files, on the host beside the task: /home and /tmp (the agent's) and its /etc files."""
+    """The sandbox's own files, on the host beside the task: /home (the agent's) and its /etc files; its /tmp and
+    /dev/shm are size-limited tmpfs mounts of the sandbox."""
     remove_tree(box)
     box.mkdir(mode=0o755)
-    for name in ("home", "tmp"):
-        (box / name).mkdir()
-        os.chown(box / name, uid, uid)
-        os.chmod(box / name, 0o755 if name == "home" else 0o1777)
+    (box / "home").mkdir()
+    os.chown(box / "home", uid, uid)
+    os.chmod(box / "home", 0o755)
     _write_etc(box / "etc", uid)
 
 
@@ -76,8 +131,15 @@ def gpu_devices() -> list[str]:
     return sorted(str(path) for path in Path("/dev").glob("nvidia*"))
 
 
-def sandbox_options(spec: RunSpec, paths: RunPaths, agent_dir: Path, box: Path, env: dict[str, str]) -> list[str]:
-    """bubblewrap's options for one task: its namespaces, its root filesystem, and env as its whole environment."""
+def sandbox_options(
+    spec: RunSpec, paths: RunPaths, agent_dir: Path, box: Path, env: dict[str, str], limits: Limits
+) -> list[str]:
+    """bubblewrap's options for one task: its namespaces, its root filesystem, and env as its whole environment.
+
+    The task's folders are bound at the neutral paths of base.py: the agent's /proc/self/mountinfo shows their
+    paths inside the filesystem they come from, so the operator keeps RUNNER_WORK_DIR on a filesystem of its own
+    (README, "Process backend") for none of the host's folder names to show.
+    """
     args = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     if spec.network:
         args += ["--share-net"]  # the operator's HOSTED_ALLOW_NETWORK: the worker machine's network
@@ -95,8 +157,8 @@ def sandbox_options(spec: RunSpec, paths: RunPaths, agent_dir: Path, box: Path, 
     for name in ("passwd", "group", "hosts", "hostname"):
         args += ["--ro-bind", str(box / "etc" / name), f"/etc/{name}"]
     args += ["--proc", "/proc", "--dev", "/dev"]
-    shm = int(spec.shm_gb * GIB) if spec.shm_gb > 0 else DEFAULT_SHM_BYTES
-    args += ["--perms", "1777", "--size", str(shm), "--tmpfs", "/dev/shm"]
+    args += ["--perms", "1777", "--size", str(limits.shm_bytes), "--tmpfs", "/dev/shm"]
+    args += ["--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
     for cpu_info in ("/sys/devices/system/cpu", "/sys/devices/system/node"):
         if os.path.isdir(cpu_info):
             args += ["--ro-bind", cpu_info, cpu_info]
@@ -106,7 +168,6 @@ def sandbox_options(spec: RunSpec, paths: RunPaths, agent_dir: Path, box: Path, 
             args += ["--dev-bind", device, device]
     args += [
         "--bind", str(box / "home"), HOME,
-        "--bind", str(box / "tmp"), "/tmp",
         "--ro-bind", str(paths.data), DATA_DIR,
         "--bind", str(paths.submission), SUBMISSION_DIR,
         "--bind", str(paths.logs), LOGS_DIR,
@@ -132,8 +193,9 @@ def drop_to(uid: int) -> list[str]:
     ]  # fmt: skip
 
 
-def bwrap_command(bwrap: str, options_fd: int, uid: int, command: list[str]) -> list[str]:
-    return [bwrap, "--args", str(options_fd), "--", *drop_to(uid), *command]
+def bwrap_command(bwrap: str, options_fd: int, uid: int, command: list[str], limits: Limits | None = None) -> list[str]:
+    """bwrap, then (as root inside the sandbox) prlimit sets the task's limits, then the drop to the agent."""
+    return [bwrap, "--args", str(options_fd), "--", *(limits.prlimit() if limits else []), *drop_to(uid), *command]
 
 
 def options_fd(args: list[str]) -> int:
@@ -174,7 +236,7 @@ def check_sandbox(bwrap: str | None) -> str:
             "the process backend runs each agent in a bubblewrap sandbox, and this machine has no bwrap: "
             f"install it (apt-get install bubblewrap), {off}"
         )
-    for tool in ("setpriv", "unshare"):
+    for tool in ("setpriv", "unshare", "prlimit"):
         if shutil.which(tool, path=DEFAULT_PATH) is None:
             raise BackendError(f"the process backend's sandbox needs {tool} (apt-get install util-linux), {off}")
     if os.geteuid() != 0:

@@ -75,3 +75,31 @@ def test_runs_waiting_for_a_regrade_are_not_padded_over_and_other_competitions_a
     assert other in counted
     assert sorted((o.competition_id, o.seed) for o in counted if o.competition_id == PIZZA) == [(PIZZA, 0), (PIZZA, 2)]
     assert sum(o.competition_id == SPOOKY for o in counted) == 3
+
+
+def test_an_unnamed_registrations_seeds_are_failures_numbered_after_the_highest_seed():
+    reported = [_won(PIZZA, seed) for seed in (0, 1, 2)] + [_won(SPOOKY, seed) for seed in (0, 1, 2)]
+    first = RegistrationFacts(id=7, nonce="", competitions=(PIZZA, SPOOKY), seeds=2)
+    second = RegistrationFacts(id=9, nonce="", competitions=(PIZZA,), seeds=1)
+    counted = registration.outcomes_with_unnamed(reported, [first, second])
+    added = sorted((o.competition_id, o.seed) for o in counted[len(reported) :])
+    assert added == [(PIZZA, 3), (PIZZA, 4), (PIZZA, 5), (SPOOKY, 3), (SPOOKY, 4)]
+    assert not any(o.submission_exists or o.any_medal for o in counted[len(reported) :])
+    # Two complete seeds of failures; the padded aggregate counts the lone PIZZA seed too.
+    complete = aggregate(counted, split=[PIZZA, SPOOKY], padded=False)
+    padded = aggregate(counted, split=[PIZZA, SPOOKY], padded=True)
+    assert complete is not None and complete["seeds"] == 5 and complete["any_medal"]["mean"] == 60.0
+    assert padded is not None and padded["seeds"] == 6 and padded["any_medal"]["mean"] == 50.0
+    assert registration.outcomes_with_unnamed(reported, []) == reported
+
+
+def test_the_unnamed_registrations_flag_names_each_and_counts_the_runs():
+    flag = registration.check(
+        check_context(
+            unnamed_registrations=(RegistrationFacts(id=7, nonce="", competitions=(PIZZA, SPOOKY), seeds=10),)
+        )
+    )[0]
+    assert (flag.code, flag.key, flag.severity) == ("registration", "unnamed_registrations", "warning")
+    assert flag.message.startswith("10 seeds registered in registration 7 (2 competition(s)), never reported: ")
+    assert "counted as failures (20 run(s) in all)" in flag.message
+    assert flag.evidence["registrations"] == [{"id": 7, "seeds": 10, "competitions": [PIZZA, SPOOKY]}]

@@ -315,16 +315,22 @@ SECRET = "sk-live-0123456789abcdef"
 def test_it_blanks_secret_values_in_everything_it_sends(portal, config, client, add_agent) -> None:
     add_agent(
         "leaky",
-        'echo "key=$API_KEY"\n'
-        'echo "id,target" > "$SUBMISSION_DIR/submission.csv"; echo "1,$API_KEY" >> "$SUBMISSION_DIR/submission.csv"\n'
-        'echo "logged $API_KEY" > "$LOGS_DIR/debug.txt"\n'
-        'printf "KEY = \\"%s\\"\\n" "$API_KEY" > "$CODE_DIR/train.py"\n'
-        'printf "\\0\\1%s\\2" "$API_KEY" > "$CODE_DIR/model.bin"\n'
-        'echo "visible=$PLAIN"\n'
-        'printf "%s" "$API_KEY" | base64 > "$LOGS_DIR/encoded.txt"\n'
-        'printf "%s" "$API_KEY" | rev >> "$LOGS_DIR/encoded.txt"\n',
+        'echo "key=$OPENAI_API_KEY"\n'
+        'echo "id,target" > "$SUBMISSION_DIR/submission.csv"\n'
+        'echo "1,$OPENAI_API_KEY" >> "$SUBMISSION_DIR/submission.csv"\n'
+        'echo "logged $OPENAI_API_KEY" > "$LOGS_DIR/debug.txt"\n'
+        'printf "KEY = \\"%s\\"\\n" "$OPENAI_API_KEY" > "$CODE_DIR/train.py"\n'
+        'printf "\\0\\1%s\\2" "$OPENAI_API_KEY" > "$CODE_DIR/model.bin"\n'
+        'echo "visible=$AGENT_PLAIN"\n'
+        'printf "%s" "$OPENAI_API_KEY" | base64 > "$LOGS_DIR/encoded.txt"\n'
+        'printf "%s" "$OPENAI_API_KEY" | rev >> "$LOGS_DIR/encoded.txt"\n',
     )
-    portal.add_task(18, image="leaky:1", env={"API_KEY": SECRET, "PLAIN": "not-a-secret"}, secret_names=["API_KEY"])
+    portal.add_task(
+        18,
+        image="leaky:1",
+        env={"OPENAI_API_KEY": SECRET, "AGENT_PLAIN": "not-a-secret"},
+        secret_names=["OPENAI_API_KEY"],
+    )
 
     outcome = run(18, config, client)
 
@@ -332,17 +338,17 @@ def test_it_blanks_secret_values_in_everything_it_sends(portal, config, client, 
     files = archive_files(portal.finishes[0].archive or b"")
     for name in ("run.log", "submission/submission.csv", "logs/debug.txt", "code/train.py", "code/model.bin"):
         assert SECRET.encode() not in files[name], name
-        assert b"[secret API_KEY]" in files[name], name
+        assert b"[secret OPENAI_API_KEY]" in files[name], name
     assert b"visible=not-a-secret" in files["run.log"]
     # Its cheap disguises too: base64 and reversed.
     encoded = files["logs/encoded.txt"]
     assert base64.b64encode(SECRET.encode()) not in encoded and SECRET[::-1].encode() not in encoded
-    assert encoded.count(b"[secret API_KEY]") == 2
+    assert encoded.count(b"[secret OPENAI_API_KEY]") == 2
 
 
 def test_it_blanks_secret_values_in_the_output_tails_it_reports(portal, config, client, add_agent) -> None:
-    add_agent("leaky", 'for i in $(seq 300); do echo "line $i key=$API_KEY"; done\nsleep 30\n')
-    portal.add_task(19, image="leaky:1", env={"API_KEY": SECRET}, secret_names=["API_KEY"])
+    add_agent("leaky", 'for i in $(seq 300); do echo "line $i key=$OPENAI_API_KEY"; done\nsleep 30\n')
+    portal.add_task(19, image="leaky:1", env={"OPENAI_API_KEY": SECRET}, secret_names=["OPENAI_API_KEY"])
     registry = Registry()
     thread = threading.Thread(target=run, args=(19, config, client), kwargs={"registry": registry})
     thread.start()
@@ -352,7 +358,7 @@ def test_it_blanks_secret_values_in_the_output_tails_it_reports(portal, config, 
     registry.cancel(19, 1)
     thread.join(timeout=20)
 
-    assert "[secret API_KEY]" in task["output_tail"]
+    assert "[secret OPENAI_API_KEY]" in task["output_tail"]
     # Not even a piece of it where the tail's window cut the secret in two.
     for size in range(6, len(SECRET) + 1):
         assert SECRET[-size:] not in task["output_tail"]

@@ -38,7 +38,9 @@ def test_it_registers_its_capacity_then_beats_with_the_running_tasks(portal, cli
     finally:
         heartbeat.stop()
 
-    assert portal.registers == [config.capacity()]
+    (sent,) = portal.registers
+    assert {key: value for key, value in sent.items() if key != "measured"} == config.capacity()
+    assert sent["measured"]["cpus"] >= 1 and "gpu_source" in sent["measured"]  # what it measured of itself
     assert heartbeat.interval == 0.2
     [running] = portal.heartbeats[0]["running"]
     assert (running["task_id"], running["attempt"]) == (4, 2)
