@@ -100,7 +100,7 @@ def test_every_kind_of_page_loads_with_no_csp_violation_and_the_plots_draw(page,
     page.goto("/")
     page.evaluate("""() => { const s = document.createElement("script");
         s.textContent = "window.__ran = true"; document.body.appendChild(s); }""")
-    page.wait_for_function("window.__csp.length > 0")
+    page.wait_for_function("() => window.__csp.length > 0")
     assert page.evaluate("window.__ran") is None and "script-src" in page.evaluate("window.__csp")[0]
     console.clear()
 
