@@ -143,3 +143,24 @@ def test_demo_setup_seeds_the_entries_once_and_not_at_all_with_portal_demo_entri
     assert "Seeded 5 demo entries" in capsys.readouterr().out
     call_command("demo_setup")
     assert Submission.objects.count() == len(ENTRIES)  # the next start adds nothing
+
+
+@pytest.mark.django_db
+def test_a_registration_an_interrupted_start_left_unnamed_is_used_again_not_doubled(monkeypatch):
+    monkeypatch.setenv("PORTAL_DEMO_PACK_SIZE", "small")
+    monkeypatch.setenv("PORTAL_DEMO_ENTRIES", "0")
+    call_command("demo_setup")  # the packs, no entries
+    (blend,) = [entry for entry in ENTRIES if entry.registered]
+    assert blend.team == "Demo - Blend Studio"
+    team, user = demo_entries._team(blend)
+    ids = split_ids("low")
+    # A start that stopped after registering and before uploading: the next start uses that registration.
+    first = demo_entries._registration(entry=blend, team=team, user=user, ids=ids)
+    assert demo_entries._registration(entry=blend, team=team, user=user, ids=ids).pk == first.pk
+
+    (pk,) = demo_entries_seed(entries=(blend,), log=lambda line: None)
+    submission = Submission.objects.get(pk=pk)
+    assert submission.registration_id == first.pk and submission.manifest["registration"] == first.pk
+    assert Registration.objects.count() == 1 and first.seeds == len(blend.seeds) and first.competitions == ids
+    assert demo_entries_seed(entries=(blend,), log=lambda line: None) == []
+    assert Registration.objects.count() == 1
