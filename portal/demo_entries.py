@@ -11,6 +11,11 @@ across seeds or teams), qualities stay where an honest agent's do (no answer cop
 entry medals on a competition with a known test-label leak (that warning is about the leak, not the agent).
 One entry, "Demo - Shortcut Inc", is meant to be caught: its code reads the private answers, a blocking
 test_set_feedback flag, so it waits in the review queue.
+
+One entry, "Demo - Blend Studio", is a registered run group (SPEC section 9): its team registers it (through
+registration_create, as a team would with mleportal register) before its bundle is written, each run's log holds
+the registration's nonce, and the manifest names the registration, so it reaches the *registered* evidence level.
+The others are uploads without a registration: *reported*.
 """
 
 from __future__ import annotations
@@ -26,14 +31,16 @@ import pandas as pd
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import UploadedFile
+from django.utils import timezone
 
 from competitions.demo.catalog import split_ids
 from competitions.demo.runs import DEFAULT_CREATED_AT, default_manifest, write_run_bundle, write_run_group
 from competitions.models import Competition, CompetitionPack, KnownIssue
 from competitions.selectors import current_benchmark, grading_setup
 from grading.engine.csvio import load_answers
-from grading.models import Submission
+from grading.models import Registration, Submission
 from grading.services.intake import submission_create
+from grading.services.registrations import registration_create
 from portal.accounts import services
 from portal.accounts.models import Team
 
@@ -61,6 +68,7 @@ class DemoEntry:
     seeds: tuple[int, int, int]  # the agent's own seeds: distinct per entry, so no two entries share a file
     style: str  # competitions.demo.solutions.STYLES: distinct per team, so no two teams share code
     flagged: bool = False
+    registered: bool = False  # pre-registered: a registration made before its bundle, its nonce in every log
 
     @property
     def key(self) -> str:
@@ -71,7 +79,9 @@ ENTRIES: tuple[DemoEntry, ...] = (
     DemoEntry("Demo - Prior Baseline", "demo-baseline", "Demo prior baseline", "1.0", 0.3, (11, 12, 13), "baseline"),
     DemoEntry("Demo - Gradient Works", "demo-gradient", "Demo boosted trees", "1.0", 0.42, (21, 22, 23), "boosting"),
     DemoEntry("Demo - Gradient Works", "demo-gradient", "Demo boosted trees", "2.0", 0.5, (24, 25, 26), "boosting"),
-    DemoEntry("Demo - Blend Studio", "demo-blend", "Demo CV blend", "1.0", 0.62, (31, 32, 33), "ensemble"),
+    DemoEntry(
+        "Demo - Blend Studio", "demo-blend", "Demo CV blend", "1.0", 0.62, (31, 32, 33), "ensemble", registered=True
+    ),
     DemoEntry(
         "Demo - Shortcut Inc", "demo-shortcut", "Demo shortcut agent", "1.0", 0.55, (41, 42, 43), "shortcut", True
     ),
@@ -98,8 +108,12 @@ def demo_entries_seed(*, entries: tuple[DemoEntry, ...] | None = None, log: Call
     work = Path(tempfile.mkdtemp(prefix="demo-entries-", dir=settings.DATA_DIR))
     try:
         for entry in pending:
-            bundle = _bundle(entry=entry, ids=ids, answers=answers, leaky=leaky, out=work / entry.username)
-            submission = _upload(entry=entry, bundle=bundle)
+            team, user = _team(entry)
+            registration = _registration(entry=entry, team=team, user=user, ids=ids) if entry.registered else None
+            bundle = _bundle(
+                entry=entry, ids=ids, answers=answers, leaky=leaky, out=work / entry.username, registration=registration
+            )
+            submission = _upload(team=team, user=user, bundle=bundle)
             created.append(submission.pk)
             shutil.rmtree(work / entry.username, ignore_errors=True)
             log(f"Demo entry {submission.pk}: {entry.team}, {entry.agent} {entry.version} (queued for grading)")
@@ -165,8 +179,8 @@ def qualities(
     return out
 
 
-def manifest_for(entry: DemoEntry) -> dict:
-    manifest = default_manifest(split=SPLIT, seeds=3)
+def manifest_for(entry: DemoEntry, registration: Registration | None = None) -> dict:
+    manifest = default_manifest(split=SPLIT, seeds=len(entry.seeds))
     slug = entry.username.removeprefix("demo-")
     manifest["agent"] = {
         "name": entry.agent,
@@ -177,11 +191,19 @@ def manifest_for(entry: DemoEntry) -> dict:
     }
     manifest["llms"] = ["none (simulated agent)"]
     manifest["notes"] = NOTES
+    if registration is not None:
+        manifest["registration"] = registration.pk
     return manifest
 
 
 def _bundle(
-    *, entry: DemoEntry, ids: list[str], answers: Callable[[str], pd.DataFrame], leaky: set[str], out: Path
+    *,
+    entry: DemoEntry,
+    ids: list[str],
+    answers: Callable[[str], pd.DataFrame],
+    leaky: set[str],
+    out: Path,
+    registration: Registration | None = None,
 ) -> Path:
     group = write_run_group(
         out_dir=out,
@@ -192,8 +214,10 @@ def _bundle(
         created_at=DEFAULT_CREATED_AT,
         agent=entry.username,
         style=entry.style,
+        nonce=registration.nonce if registration is not None else "",
     )
-    return write_run_bundle(run_group=group, out_path=out / "bundle.tar.gz", manifest=manifest_for(entry))
+    manifest = manifest_for(entry, registration)
+    return write_run_bundle(run_group=group, out_path=out / "bundle.tar.gz", manifest=manifest)
 
 
 def _team(entry: DemoEntry) -> tuple[Team, User]:
@@ -202,8 +226,37 @@ def _team(entry: DemoEntry) -> tuple[Team, User]:
     return team, user
 
 
-def _upload(*, entry: DemoEntry, bundle: Path) -> Submission:
-    team, user = _team(entry)
+def _registration(*, entry: DemoEntry, team: Team, user: User, ids: list[str]) -> Registration:
+    """The entry's registration, made before its runs are written, by the team's owner. One an earlier start made
+    but never uploaded (it stopped in between) is used again rather than left unreported beside a new one."""
+    earlier = (
+        Registration.objects.filter(
+            team=team,
+            agent_name=entry.agent,
+            agent_version=entry.version,
+            seeds=len(entry.seeds),
+            competitions=ids,
+            submissions__isnull=True,
+            withdrawals__isnull=True,
+            hosted_run__isnull=True,
+            deadline__gt=timezone.now(),
+        )
+        .order_by("pk")
+        .first()
+    )
+    if earlier is not None:
+        return earlier
+    return registration_create(
+        team=team,
+        user=user,
+        agent_name=entry.agent,
+        agent_version=entry.version,
+        seeds=len(entry.seeds),
+        competitions=ids,
+    )
+
+
+def _upload(*, team: Team, user: User, bundle: Path) -> Submission:
     with bundle.open("rb") as handle:
         upload = UploadedFile(handle, name=bundle.name, content_type="application/gzip", size=bundle.stat().st_size)
         return submission_create(team=team, user=user, upload=upload)

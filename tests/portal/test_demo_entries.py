@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 from competitions.demo.catalog import split_ids
 from competitions.demo.solutions import STYLES, solution_code
 from grading.checks.duplicate_submissions import _COMMENT, _SPACE
-from grading.models import Flag, Submission
+from grading.models import Flag, Registration, Submission
 from leaderboard.models import Entry
 from portal import demo_entries
 from portal.demo_entries import ENTRIES, demo_entries_seed, qualities
@@ -65,15 +65,31 @@ def test_demo_entries_are_graded_clean_ranked_and_one_waits_for_review(registry_
         time.sleep(5)
         body = APIClient().get("/api/v1/leaderboard/?board=comparable&tier=low").json()
     assert all(row["rank"] for row in body["rows"])
-    # Uploaded bundles with no registration, re-graded here: each is reported, its badge marked re-graded.
-    assert {(row["level"], row["verified"]) for row in body["rows"]} == {("reported", "regraded")}
+    # Each entry's level exactly: Blend Studio is a registered run group (its registration made before its runs,
+    # the nonce in every run's log, the manifest naming it); the others are uploads with no registration.
+    # Every one is re-graded here.
+    levels = {(row["team"], row["agent_version"]): row["level"] for row in body["rows"]}
+    assert levels == {
+        ("Demo - Prior Baseline", "1.0"): "reported",
+        ("Demo - Gradient Works", "1.0"): "reported",
+        ("Demo - Gradient Works", "2.0"): "reported",
+        ("Demo - Blend Studio", "1.0"): "registered",
+    }, levels
+    assert len(body["rows"]) == len(CLEAN) and {row["verified"] for row in body["rows"]} == {"regraded"}
+    blend = done[next(pk for pk, s in done.items() if s.team.name == "Demo - Blend Studio")]
+    registration = blend.registration
+    assert registration is not None and blend.manifest["registration"] == registration.pk
+    assert (registration.agent_name, registration.agent_version, registration.seeds) == ("Demo CV blend", "1.0", 3)
+    assert registration.competitions == split_ids("low") and registration.created_by.username == "demo-blend"
+    assert Registration.objects.count() == 1
+    assert all(s.registration_id is None for s in done.values() if s.team.name != "Demo - Blend Studio")
     means = {(row["agent"], row["agent_version"]): row["tiers"]["low"]["any_medal"]["mean"] for row in body["rows"]}
     print("Lite any-medal % by entry:", means)
     assert means[("Demo CV blend", "1.0")] > means[("Demo prior baseline", "1.0")]  # quality shows in the rank
 
-    # Seeding again adds nothing.
+    # Seeding again adds nothing, no second registration either.
     assert demo_entries_seed(log=lambda line: None) == []
-    assert Submission.objects.count() == len(ENTRIES)
+    assert Submission.objects.count() == len(ENTRIES) and Registration.objects.count() == 1
 
 
 def test_no_clean_entry_medals_on_a_leaky_competition_or_comes_near_the_answers():
@@ -127,3 +143,24 @@ def test_demo_setup_seeds_the_entries_once_and_not_at_all_with_portal_demo_entri
     assert "Seeded 5 demo entries" in capsys.readouterr().out
     call_command("demo_setup")
     assert Submission.objects.count() == len(ENTRIES)  # the next start adds nothing
+
+
+@pytest.mark.django_db
+def test_a_registration_an_interrupted_start_left_unnamed_is_used_again_not_doubled(monkeypatch):
+    monkeypatch.setenv("PORTAL_DEMO_PACK_SIZE", "small")
+    monkeypatch.setenv("PORTAL_DEMO_ENTRIES", "0")
+    call_command("demo_setup")  # the packs, no entries
+    (blend,) = [entry for entry in ENTRIES if entry.registered]
+    assert blend.team == "Demo - Blend Studio"
+    team, user = demo_entries._team(blend)
+    ids = split_ids("low")
+    # A start that stopped after registering and before uploading: the next start uses that registration.
+    first = demo_entries._registration(entry=blend, team=team, user=user, ids=ids)
+    assert demo_entries._registration(entry=blend, team=team, user=user, ids=ids).pk == first.pk
+
+    (pk,) = demo_entries_seed(entries=(blend,), log=lambda line: None)
+    submission = Submission.objects.get(pk=pk)
+    assert submission.registration_id == first.pk and submission.manifest["registration"] == first.pk
+    assert Registration.objects.count() == 1 and first.seeds == len(blend.seeds) and first.competitions == ids
+    assert demo_entries_seed(entries=(blend,), log=lambda line: None) == []
+    assert Registration.objects.count() == 1
