@@ -84,3 +84,26 @@ def lite_entry(registry_with_packs, alice, lite_bundle, monkeypatch):
     assert submission.status == "published", (submission.status, submission.status_reason)
     services.board_refresh(submission_ids=[submission.pk])
     return Entry.objects.get(submission=submission)
+
+
+def pipeline_upload(path: Path, *, user, capture, commit_create: bool = False):
+    """Upload the bundle at ``path`` as ``user`` (to their team) and take it through the pipeline in this process:
+    validate, grade each run, finish, each step's on-commit callbacks run. ``capture`` is pytest-django's
+    django_capture_on_commit_callbacks; ``commit_create`` runs the upload's own on-commit callbacks too (the audit
+    is chosen there). Queue sends and board refreshes are the caller's to stub."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from grading.models import Run
+    from grading.services import finish, pipeline
+    from grading.services.intake import submission_create
+
+    file = SimpleUploadedFile(path.name, path.read_bytes())
+    with capture(execute=commit_create):
+        submission = submission_create(team=user.teams.get(), user=user, upload=file)
+    with capture(execute=True):
+        pipeline.submission_validate(submission_id=submission.pk)
+        for run in Run.objects.filter(submission=submission):
+            pipeline.run_grade(run_id=run.pk)
+        finish.submission_finish(submission_id=submission.pk)
+    submission.refresh_from_db()
+    return submission

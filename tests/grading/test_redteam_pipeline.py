@@ -7,11 +7,10 @@ the whole Lite split with three seeds, as a comparable entry must.
 """
 
 import pytest
-from django.core.files.uploadedfile import SimpleUploadedFile
 
 from competitions.demo import corpus as corpora
-from grading.models import Flag, Run, Submission
-from grading.services import finish, pipeline
+from grading.models import Flag, Submission
+from tests.lite import pipeline_upload
 
 CASES = {case.name: case for case in corpora.red_team() if not case.beyond_files}
 HONEST = {case.name: case for case in corpora.honest()}
@@ -23,22 +22,13 @@ SETTINGS = {"scan_max_bytes": "CHECK_SCAN_MAX_BYTES"}
 def upload(registry_with_packs, lite_packs, alice, bob, monkeypatch, settings, django_capture_on_commit_callbacks):
     """Upload a built bundle as alice's (the case's team) or bob's (another team), through every step."""
     from grading import queue
-    from grading.services.intake import submission_create
     from leaderboard.tasks import refresh_board
 
     monkeypatch.setattr(queue, "send", lambda task, pk: None)
     monkeypatch.setattr(refresh_board, "delay", lambda *args, **kwargs: None)
 
     def send(path, *, user) -> Submission:
-        file = SimpleUploadedFile(path.name, path.read_bytes())
-        submission = submission_create(team=user.teams.get(), user=user, upload=file)
-        with django_capture_on_commit_callbacks(execute=True):
-            pipeline.submission_validate(submission_id=submission.pk)
-            for run in Run.objects.filter(submission=submission):
-                pipeline.run_grade(run_id=run.pk)
-            finish.submission_finish(submission_id=submission.pk)
-        submission.refresh_from_db()
-        return submission
+        return pipeline_upload(path, user=user, capture=django_capture_on_commit_callbacks)
 
     def run_case(case: corpora.Case, out, *, competitions=None) -> Submission:
         for name, value in case.settings.items():

@@ -5,16 +5,14 @@ public (page and API, nonce included) once an entry uses it or its deadline has 
 from datetime import timedelta
 
 import pytest
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
 from competitions.demo.runs import default_manifest, pack_answers, write_run_bundle, write_run_group
-from grading.models import Registration, Run, Submission
-from grading.services import finish, pipeline
-from grading.services.intake import submission_create
+from grading.models import Registration, Submission
 from grading.services.registrations import registration_create
 from leaderboard import services
 from leaderboard.models import Entry
+from tests.lite import pipeline_upload
 
 pytestmark = pytest.mark.django_db
 
@@ -143,15 +141,7 @@ def upload(registry_with_packs, alice, monkeypatch, django_capture_on_commit_cal
     monkeypatch.setattr(refresh_board, "delay", lambda *args, **kwargs: None)
 
     def send(path) -> Submission:
-        file = SimpleUploadedFile(path.name, path.read_bytes())
-        submission = submission_create(team=alice.teams.get(), user=alice, upload=file)
-        with django_capture_on_commit_callbacks(execute=True):
-            pipeline.submission_validate(submission_id=submission.pk)
-            for run in Run.objects.filter(submission=submission):
-                pipeline.run_grade(run_id=run.pk)
-            finish.submission_finish(submission_id=submission.pk)
-        submission.refresh_from_db()
-        return submission
+        return pipeline_upload(path, user=alice, capture=django_capture_on_commit_callbacks)
 
     return send
 

@@ -4,20 +4,18 @@ one as a failure, and a run whose log lacks the nonce is not part of the registr
 from datetime import timedelta
 
 import pytest
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
 from competitions.demo.catalog import split_ids
 from competitions.demo.runs import default_manifest, pack_answers, write_run_bundle, write_run_group
 from grading.models import Flag, Registration, Run, Submission, TierAggregate
-from grading.services import finish, pipeline
-from grading.services.intake import submission_create
 from grading.services.registrations import registration_create
 from grading.services.submissions import SubmissionRefused
 from leaderboard import services
 from leaderboard.models import Entry
 from tests.client import test_verify as client
 from tests.conftest import api_client_for
+from tests.lite import pipeline_upload
 
 
 @pytest.fixture
@@ -29,15 +27,7 @@ def upload(registry_with_packs, alice, monkeypatch, django_capture_on_commit_cal
     monkeypatch.setattr(refresh_board, "delay", lambda *args, **kwargs: None)
 
     def send(path, *, user=alice) -> Submission:
-        file = SimpleUploadedFile(path.name, path.read_bytes())
-        submission = submission_create(team=user.teams.get(), user=user, upload=file)
-        with django_capture_on_commit_callbacks(execute=True):
-            pipeline.submission_validate(submission_id=submission.pk)
-            for run in Run.objects.filter(submission=submission):
-                pipeline.run_grade(run_id=run.pk)
-            finish.submission_finish(submission_id=submission.pk)
-        submission.refresh_from_db()
-        return submission
+        return pipeline_upload(path, user=user, capture=django_capture_on_commit_callbacks)
 
     return send
 

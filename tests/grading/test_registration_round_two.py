@@ -5,14 +5,11 @@ entry page and API list the team's registrations of that agent and version."""
 from datetime import timedelta
 
 import pytest
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
 from competitions.demo.catalog import split_ids
 from competitions.demo.runs import default_manifest, pack_answers, write_run_bundle, write_run_group
-from grading.models import Flag, Registration, Run, Submission, TierAggregate, Withdrawal
-from grading.services import finish, pipeline
-from grading.services.intake import submission_create
+from grading.models import Flag, Registration, Submission, TierAggregate, Withdrawal
 from grading.services.registrations import registration_create, registrations_lapse
 from grading.services.submissions import SubmissionRefused
 from leaderboard import services
@@ -20,6 +17,7 @@ from leaderboard.models import BoardRow, Entry
 from portal.accounts.services import maintainer_grant
 from tests.client import test_verify as client_cli
 from tests.conftest import api_client_for, persona
+from tests.lite import pipeline_upload
 
 
 @pytest.fixture
@@ -31,15 +29,7 @@ def upload(registry_with_packs, alice, monkeypatch, django_capture_on_commit_cal
     monkeypatch.setattr(refresh_board, "delay", lambda *args, **kwargs: None)
 
     def send(path, *, user=alice) -> Submission:
-        file = SimpleUploadedFile(path.name, path.read_bytes())
-        submission = submission_create(team=user.teams.get(), user=user, upload=file)
-        with django_capture_on_commit_callbacks(execute=True):
-            pipeline.submission_validate(submission_id=submission.pk)
-            for run in Run.objects.filter(submission=submission):
-                pipeline.run_grade(run_id=run.pk)
-            finish.submission_finish(submission_id=submission.pk)
-        submission.refresh_from_db()
-        return submission
+        return pipeline_upload(path, user=user, capture=django_capture_on_commit_callbacks)
 
     return send
 

@@ -12,8 +12,6 @@ from django.test import override_settings
 from competitions.demo.runs import default_manifest, pack_answers, write_run_bundle, write_run_group
 from grading.audit_choice import audit_choice, audit_seed
 from grading.models import Audit, Flag, Run, Submission
-from grading.services import finish, pipeline
-from grading.services.intake import submission_create
 from leaderboard import services
 from leaderboard.history import board_head
 from leaderboard.models import Entry
@@ -22,6 +20,7 @@ from runners.selectors import hosted_run_list
 from runners.services.assembly import hosted_run_assemble
 from runners.services.hosted import HostedRunRequest, hosted_run_create
 from runners.services.workers import WorkerRefused, task_claim, task_finish
+from tests.lite import pipeline_upload
 from tests.runners.builders import collected_archive, outcome, worker_client
 
 IMAGE = "example-agent:latest"
@@ -44,16 +43,7 @@ def upload(registry_with_packs, alice, monkeypatch, django_capture_on_commit_cal
     monkeypatch.setattr(refresh_board, "delay", lambda *args, **kwargs: None)
 
     def send(path, *, user=alice) -> Submission:
-        file = SimpleUploadedFile(path.name, path.read_bytes())
-        with django_capture_on_commit_callbacks(execute=True):
-            submission = submission_create(team=user.teams.get(), user=user, upload=file)
-        with django_capture_on_commit_callbacks(execute=True):
-            pipeline.submission_validate(submission_id=submission.pk)
-            for run in Run.objects.filter(submission=submission):
-                pipeline.run_grade(run_id=run.pk)
-            finish.submission_finish(submission_id=submission.pk)
-        submission.refresh_from_db()
-        return submission
+        return pipeline_upload(path, user=user, capture=django_capture_on_commit_callbacks, commit_create=True)
 
     return send
 
