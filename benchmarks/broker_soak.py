@@ -57,6 +57,7 @@ OUT = ROOT / "benchmarks" / "out"
 PYTHON = ROOT / ".venv" / "bin" / "python"
 BROKERS = ("filesystem", "sqlite", "redis")
 UPLOAD_EVERY, HOSTED_EVERY, UNFIT_AT_ONCE, UNFIT_LIFETIME = 12.0, 15.0, 2, 40.0
+ABSENT_BEAT_EVERY = 20.0  # under HOSTED_WORKER_LOST_SECONDS, so the absent GPU worker keeps counting as capacity
 LOAD_ENV = {
     # The demo's entries (330 runs, seeded on a first start) are not this load: they would fill the queue first.
     "PORTAL_DEMO_ENTRIES": "0",
@@ -135,6 +136,7 @@ class Soak:
     data: Path
     port: int = field(default_factory=_free_port)
     token: str = ""
+    absent_key: str = ""  # the absent GPU worker's key: it beats (so it counts as capacity) but never claims
     process: subprocess.Popen | None = None
     redis: subprocess.Popen | None = None
     submissions: list[int] = field(default_factory=list)
@@ -193,9 +195,10 @@ class Soak:
         self.register_absent_gpu_worker(env)
 
     def register_absent_gpu_worker(self, env: dict[str, str]) -> None:
-        """A registered worker with 1 GPU that never claims: the unfit runs are accepted, and only the local worker,
-        which has none, takes their messages (and sends them back)."""
-        key = (
+        """A registered worker with 1 GPU that beats but never claims: the unfit runs are accepted (capacity counts
+        workers heard from within HOSTED_WORKER_LOST_SECONDS), and only the local worker, which has no GPU, takes
+        their messages (and sends them back)."""
+        key = self.absent_key = (
             subprocess.run(
                 [str(PYTHON), "manage.py", "issue_worker_token", "--name", "soak-absent-gpu", "--trusted"],
                 cwd=ROOT, env=env, capture_output=True, text=True, check=True,
@@ -210,6 +213,19 @@ class Soak:
         )
         with urllib.request.urlopen(request, timeout=60):
             pass
+
+    def absent_worker_beat(self) -> None:
+        request = urllib.request.Request(
+            f"{self.url}/api/v1/workers/heartbeat/",
+            method="POST",
+            data=json.dumps({"running": []}).encode(),
+            headers={"Authorization": f"Worker {self.absent_key}", "Content-Type": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=60):
+                pass
+        except (urllib.error.HTTPError, OSError) as exc:
+            self.errors.append(f"absent worker's heartbeat: {exc}")
 
     def output(self) -> str:
         return self.log_path.read_text(errors="replace")
@@ -267,12 +283,15 @@ class Soak:
     def load(self, seconds: float) -> None:
         bundles = sorted((self.data.parent / "bundles").glob("bundle-*.tar.gz"))
         started = time.monotonic()
-        next_upload = next_hosted = 0.0
+        next_upload = next_hosted = next_beat = 0.0
         hosted_count, cancel_at = 0, []
         while (now := time.monotonic() - started) < seconds:
             if self.process is not None and self.process.poll() is not None:
                 self.errors.append(f"scripts/run exited with {self.process.returncode}")
                 return
+            if now >= next_beat:
+                self.absent_worker_beat()
+                next_beat += ABSENT_BEAT_EVERY
             if now >= next_upload:
                 self.upload(bundles[len(self.submissions) % len(bundles)])
                 next_upload += UPLOAD_EVERY
