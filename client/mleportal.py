@@ -1221,7 +1221,8 @@ def verify_evidence(portal_url: str, entry_id: int, work_dir: str, *, extract: b
             rows += figure_rows
             rows += _tab_rows(served, seeds_by_tab, aggregates)
             rows += _rank_rows(served, ranking, manifest.get("rank") or {}, seeds_by_tab, engine)
-            rows += audit_rows(portal, served)
+            evidence_competitions = {str(r["competition_id"]) for r in aggregates["runs"]}
+            rows += audit_rows(portal, served, evidence_competitions=evidence_competitions)
         except Unverifiable as exc:
             rows.append(("evidence", NOT_CHECKED, str(exc)))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -1238,15 +1239,21 @@ def audit_choice(head_hash: str, submission_id: int, candidates: list[str], k: i
     return seed, ranked[: max(0, k)]
 
 
-def audit_rows(portal: Any, served: dict[str, Any]) -> list[Row]:
+def audit_rows(portal: Any, served: dict[str, Any], *, evidence_competitions: set[str] | None = None) -> list[Row]:
     """The entry's random audit (README "Audits"): its choice recomputed from the published head and the
-    submission's id, and that head found in the board's public history. None for an entry without an audit."""
+    submission's id, and that head found in the board's public history. With ``evidence_competitions`` (those of
+    the evidence's runs), the candidates must hold every one of them: a portal that left a competition out of the
+    draw could spare it the audit. None for an entry without an audit."""
     audit = served.get("audit")
     if not isinstance(audit, dict):
         return []
     head = audit.get("head") or {}
     seq, digest = head.get("seq"), str(head.get("hash") or "")
     candidates = [str(slug) for slug in audit.get("candidates") or []]
+    spared = sorted((evidence_competitions or set()) - set(candidates))
+    if spared:
+        detail = f"the evidence's runs include {', '.join(spared)}, which the audit's candidates leave out"
+        return [("audit candidates", DIFFERS, detail)]
     chosen = [str(slug) for slug in audit.get("competitions") or []]
     seed, expected = audit_choice(digest, int(served.get("submission_id") or 0), candidates, len(chosen))
     if seed != audit.get("seed") or expected != chosen:

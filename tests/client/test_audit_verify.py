@@ -65,3 +65,17 @@ def test_a_head_that_is_not_in_the_history_gives_differs(mleportal):
 
 def test_an_entry_without_an_audit_adds_no_row(mleportal):
     assert mleportal.audit_rows(History({}), {"submission_id": 1, "audit": None}) == []
+
+
+def test_a_competition_left_out_of_the_draw_gives_differs(mleportal):
+    # The portal drops one of the bundle's competitions from the candidates and redraws: the choice recomputes
+    # from what it shows, so only the evidence's own runs can tell.
+    shown = [slug for slug in CANDIDATES if slug != "competition-7"]
+    seed = audit_seed(head_hash=HEAD, submission_id=41)
+    served = _served(candidates=shown, competitions=audit_choice(seed=seed, candidates=shown, k=2))
+    assert [r[1] for r in mleportal.audit_rows(History({5: HEAD}), served)] == [mleportal.VERIFIED] * 2
+    ((what, result, detail),) = mleportal.audit_rows(History({5: HEAD}), served, evidence_competitions=set(CANDIDATES))
+    assert (what, result) == ("audit candidates", mleportal.DIFFERS)
+    assert "competition-7" in detail
+    rows = mleportal.audit_rows(History({5: HEAD}), _served(), evidence_competitions=set(CANDIDATES))
+    assert [r[1] for r in rows] == [mleportal.VERIFIED] * 2
